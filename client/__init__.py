@@ -1,0 +1,1 @@
+"""The `akb` command line and the Python client for the streaming endpoint."""

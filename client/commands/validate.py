@@ -1,0 +1,19 @@
+"""`akb validate`: check the config without synthesizing (same errors as `cdk synth`)."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import click
+
+from client.options import config_option, env_option, load_or_exit
+
+
+@click.command()
+@env_option
+@config_option
+def command(env_name: str, config_dir: Path) -> None:
+    """Validate an environment's config and every tenant it deploys."""
+    project = load_or_exit(config_dir, env_name)
+    tenants = ", ".join(project.tenants)
+    click.echo(f"{config_dir}/environments/{env_name}.yaml: valid ({len(project.tenants)} tenants: {tenants})")

@@ -1,0 +1,98 @@
+"""Building blocks shared by the environment and tenant schemas."""
+
+from __future__ import annotations
+
+import difflib
+import re
+from typing import Annotated, Any
+
+from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
+
+NAME_PATTERN = re.compile(r"^[a-z][a-z0-9-]{0,30}[a-z0-9]$|^[a-z]$")
+ACCOUNT_PATTERN = re.compile(r"^\d{12}$")
+REGION_PATTERN = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$")
+# arn:partition:service:region:account:resource — region/account may be empty (global resources).
+ARN_PATTERN = re.compile(r"^arn:aws(-[a-z]+)*:[a-z0-9-]+:([a-z0-9-]*):(\d{12})?:.+$")
+IAM_PRINCIPAL_PATTERN = re.compile(r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")
+
+
+class StrictModel(BaseModel):
+    """Every config object: unknown keys are errors (a typo must never pass silently)."""
+
+    model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+
+    @model_validator(mode="before")
+    @classmethod
+    def _reject_unknown_keys(cls, data: Any) -> Any:
+        if isinstance(data, dict):
+            allowed = set(cls.model_fields)
+            unknown = [key for key in data if key not in allowed]
+            if unknown:
+                hints = []
+                for key in unknown:
+                    close = difflib.get_close_matches(str(key), sorted(allowed), n=1)
+                    hints.append(f"'{key}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
+                raise ValueError(
+                    f"unknown field {', '.join(hints)}; allowed fields: {', '.join(sorted(allowed))}"
+                )
+        return data
+
+
+def _name(value: str) -> str:
+    if not NAME_PATTERN.match(value):
+        raise ValueError(
+            f"'{value}' is not a valid name: use 1-32 lowercase letters, digits and hyphens, "
+            "starting with a letter and not ending with a hyphen"
+        )
+    return value
+
+
+def _account(value: str) -> str:
+    if not ACCOUNT_PATTERN.match(value):
+        raise ValueError(f"'{value}' is not an AWS account id: use 12 digits, quoted in YAML")
+    return value
+
+
+def _region(value: str) -> str:
+    if not REGION_PATTERN.match(value):
+        raise ValueError(f"'{value}' is not an AWS region name (for example us-west-2)")
+    return value
+
+
+def _arn(value: str) -> str:
+    if not ARN_PATTERN.match(value):
+        raise ValueError(
+            f"'{value}' is not a valid ARN (arn:<partition>:<service>:<region>:<account>:<resource>)"
+        )
+    return value
+
+
+def _non_blank(value: str) -> str:
+    if not value.strip():
+        raise ValueError("must not be empty")
+    return value
+
+
+Name = Annotated[str, AfterValidator(_name)]
+AccountId = Annotated[str, AfterValidator(_account)]
+Region = Annotated[str, AfterValidator(_region)]
+Arn = Annotated[str, AfterValidator(_arn)]
+NonBlank = Annotated[str, AfterValidator(_non_blank)]
+
+
+def arn_service(arn: str) -> str:
+    return arn.split(":")[2]
+
+
+def require_arn_service(arn: str, services: tuple[str, ...], what: str) -> str:
+    if arn_service(arn) not in services:
+        raise ValueError(f"'{arn}' is not {what} (expected an arn:...:{'|'.join(services)}:... ARN)")
+    return arn
+
+
+def unique(values: list[str], what: str) -> list[str]:
+    seen: set[str] = set()
+    duplicates = sorted({value for value in values if value in seen or seen.add(value)})
+    if duplicates:
+        raise ValueError(f"duplicate {what}: {', '.join(duplicates)}; each must appear once")
+    return values

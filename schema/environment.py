@@ -1,0 +1,161 @@
+"""`config/environments/<env>.yaml`: where and how one environment (dev, stage, prod) deploys."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import AfterValidator, Field, model_validator
+
+from schema.common import AccountId, Arn, Name, Region, StrictModel, unique
+
+# CloudWatch Logs accepts only these retention periods (AWS::Logs::LogGroup RetentionInDays).
+LOG_RETENTION_DAYS = (
+    1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922,
+    3288, 3653,
+)
+
+
+def _retention(value: int) -> int:
+    if value not in LOG_RETENTION_DAYS:
+        raise ValueError(
+            f"{value} is not a CloudWatch Logs retention period; allowed: "
+            + ", ".join(str(days) for days in LOG_RETENTION_DAYS)
+        )
+    return value
+
+
+def _email(value: str) -> str:
+    if "@" not in value or value.startswith("@") or value.endswith("@") or " " in value:
+        raise ValueError(f"'{value}' is not an e-mail address")
+    return value
+
+
+class Planner(StrictModel):
+    """The model that plans sub-queries. MANAGED lets Bedrock choose; CUSTOM names a model.
+
+    https://docs.aws.amazon.com/bedrock/latest/userguide/kb-test-agentic-retrieve.html
+    """
+
+    type: Literal["MANAGED", "CUSTOM"] = Field(
+        "MANAGED", description="MANAGED (Bedrock's planner) or CUSTOM (your model_arn)."
+    )
+    model_arn: Arn | None = Field(
+        None,
+        description="Foundation model or inference profile ARN; required for CUSTOM, "
+        "not allowed for MANAGED.",
+    )
+
+    @model_validator(mode="after")
+    def _model_arn_matches_type(self) -> Planner:
+        _check_model_arn(self.type, self.model_arn)
+        return self
+
+
+class Reranking(StrictModel):
+    """How retrieved passages are reranked before the planner sees them."""
+
+    type: Literal["MANAGED", "CUSTOM", "NONE"] = Field(
+        "MANAGED", description="MANAGED, CUSTOM (your model_arn) or NONE."
+    )
+    model_arn: Arn | None = Field(
+        None, description="Reranking model ARN; required for CUSTOM, not allowed otherwise."
+    )
+
+    @model_validator(mode="after")
+    def _model_arn_matches_type(self) -> Reranking:
+        _check_model_arn(self.type, self.model_arn)
+        return self
+
+
+def _check_model_arn(kind: str, model_arn: str | None) -> None:
+    if kind == "CUSTOM" and not model_arn:
+        raise ValueError("type CUSTOM needs model_arn (a foundation model or inference profile ARN)")
+    if kind != "CUSTOM" and model_arn:
+        raise ValueError(f"model_arn is only used with type CUSTOM; remove it or set type: CUSTOM (got {kind})")
+    if model_arn and ":bedrock:" not in model_arn:
+        raise ValueError(f"model_arn '{model_arn}' is not a Bedrock ARN (arn:aws:bedrock:...)")
+
+
+class EndpointSettings(StrictModel):
+    """The streaming endpoint function (one per tenant)."""
+
+    memory_mb: int = Field(1024, ge=128, le=10240, description="Function memory in MB.")
+    timeout_seconds: int = Field(
+        300, ge=30, le=900, description="Function timeout; the request deadline stays below it."
+    )
+    deadline_seconds: int | None = Field(
+        None,
+        ge=5,
+        description="Per-request deadline: the stream ends with an `error` event code `deadline`. "
+        "Default: timeout_seconds - 10.",
+    )
+    web_adapter_layer_version: int = Field(
+        26,
+        ge=1,
+        description="Version of the Lambda Web Adapter layer "
+        "(arn:aws:lambda:<region>:753240598075:layer:LambdaAdapterLayerArm64:<version>).",
+    )
+    max_body_bytes: int = Field(
+        65536, ge=1024, le=1048576, description="Largest request body accepted (413 above it)."
+    )
+
+    @model_validator(mode="after")
+    def _deadline_below_timeout(self) -> EndpointSettings:
+        if self.deadline_seconds is not None and self.deadline_seconds >= self.timeout_seconds:
+            raise ValueError(
+                f"deadline_seconds ({self.deadline_seconds}) must be below timeout_seconds "
+                f"({self.timeout_seconds}) so a slow request ends with a `deadline` event, "
+                "not a killed function"
+            )
+        return self
+
+    @property
+    def effective_deadline_seconds(self) -> int:
+        return self.deadline_seconds or self.timeout_seconds - 10
+
+
+class Alarms(StrictModel):
+    """Who is told when an alarm fires."""
+
+    emails: list[Annotated[str, AfterValidator(_email)]] = Field(
+        default_factory=list, description="E-mail subscriptions of the environment's alarm topic."
+    )
+
+
+class Pricing(StrictModel):
+    """Prices behind the endpoint's EstimatedCostUSD metric (seed 000, us-east-1 list prices)."""
+
+    agentic_per_1000_usd: float = Field(
+        4.0, ge=0, description="Managed planner: USD per 1,000 AgenticRetrieveStream calls."
+    )
+    retrieve_per_1000_usd: float = Field(
+        1.0, ge=0, description="USD per 1,000 underlying Retrieve calls (one per sub-query)."
+    )
+
+
+class Environment(StrictModel):
+    """One deployment target."""
+
+    account: AccountId | None = Field(
+        None, description="AWS account id; omitted -> an environment-agnostic synth."
+    )
+    region: Region = Field(description="AWS region to deploy to, e.g. us-west-2.")
+    tenants: Annotated[list[Name], AfterValidator(lambda v: unique(v, "tenant"))] = Field(
+        description="Tenants deployed here; each names a file config/tenants/<tenant>.yaml."
+    )
+    planner: Planner = Field(default_factory=Planner, description="The agentic planner model.")
+    reranking: Reranking = Field(default_factory=Reranking, description="Reranking model.")
+    endpoint: EndpointSettings = Field(
+        default_factory=EndpointSettings, description="Endpoint function settings."
+    )
+    alarms: Alarms = Field(default_factory=Alarms, description="Alarm notifications.")
+    log_retention_days: Annotated[int, AfterValidator(_retention)] = Field(
+        30, description="Retention of the endpoint's log group."
+    )
+    removal_policy: Literal["retain", "destroy"] = Field(
+        "retain", description="What `cdk destroy` does to buckets, logs and knowledge bases."
+    )
+    pricing: Pricing = Field(default_factory=Pricing, description="Cost estimate inputs.")
+
+
+__all__ = ["Environment", "LOG_RETENTION_DAYS", "Name"]
