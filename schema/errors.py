@@ -61,6 +61,9 @@ def problems_from_validation(file: Path | str, error: ValidationError) -> list[P
             message = message[len("Value error, "):]
         if item["type"] == "missing":
             message = "is required"
+        elif item["type"] == "union_tag_invalid":
+            context = item.get("ctx", {})
+            message = f"unknown type '{context.get('tag')}'; allowed: {context.get('expected_tags')}"
         problems.append(Problem(str(file), field_path(location), message))
     return problems
 

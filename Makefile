@@ -1,0 +1,57 @@
+# Two commands on a fresh machine: `make synth` and `make test`. Everything installs into .venv
+# and node_modules from pinned files (requirements.lock, package-lock.json); nothing global.
+SHELL := /bin/bash
+ENV ?= dev
+CONFIG ?= config
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+CDK := npx --no-install cdk
+export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
+export PYTHONDONTWRITEBYTECODE := 1
+
+.PHONY: setup synth test lint fmt clean deploy diff lock validate local emulator
+
+$(BIN)/.installed: requirements.lock pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install --quiet --upgrade pip
+	$(BIN)/pip install --quiet -r requirements.lock
+	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+node_modules/.installed: package.json package-lock.json
+	npm ci --no-audit --no-fund --loglevel=error
+	touch $@
+
+setup: $(BIN)/.installed node_modules/.installed  ## Create .venv and node_modules from the lock files
+
+synth: setup  ## Synthesize ENV (default dev) from CONFIG (default config/) into cdk.out/
+	$(CDK) synth --quiet -c env=$(ENV) -c config=$(CONFIG)
+
+validate: $(BIN)/.installed  ## Check ENV's config without synthesizing
+	$(BIN)/akb validate --env $(ENV) --config $(CONFIG)
+
+test: setup  ## Run every test (unit, synth, endpoint, end-to-end against the local emulator)
+	$(BIN)/python -m pytest -n 2
+
+lint: $(BIN)/.installed  ## ruff
+	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
+
+fmt: $(BIN)/.installed
+	$(BIN)/ruff check --fix .
+	$(BIN)/ruff format .
+
+diff: setup
+	$(CDK) diff -c env=$(ENV) -c config=$(CONFIG)
+
+deploy: setup  ## Deploy every stack of ENV (needs AWS credentials for ENV's account)
+	$(CDK) deploy --all -c env=$(ENV) -c config=$(CONFIG) --require-approval broadening
+
+lock:  ## Re-pin Python dependencies after editing requirements.in or lambdas/requirements.in
+	uv pip compile requirements.in -o requirements.lock --python-version 3.11 --python-platform x86_64-manylinux2014 -q
+	uv pip compile lambdas/requirements.in -o lambdas/requirements.lock --python-version 3.13 --python-platform aarch64-manylinux2014 -q
+
+clean:
+	rm -rf cdk.out .build .pytest_cache .ruff_cache
+	find . -name __pycache__ -type d -prune -not -path './.venv/*' -not -path './node_modules/*' -exec rm -rf {} +

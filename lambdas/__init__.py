@@ -1,0 +1,1 @@
+"""Code that runs inside Lambda. Nothing here may import aws-cdk-lib."""

@@ -1,0 +1,1 @@
+"""The streaming endpoint: an ASGI service relaying AgenticRetrieveStream event by event."""

@@ -1,0 +1,125 @@
+"""The endpoint's stream events: one definition shared by the service, the client and the tests.
+
+Every event is a small JSON object. SSE frames it as `event: <type>` + `data: <json>`; NDJSON as
+one `{"type": <type>, ...}` line. The field names below are the public contract (camelCase, as
+the HTTP API is).
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any, ClassVar, Literal
+
+StopReason = Literal["complete", "error", "deadline", "client_closed"]
+STOP_REASONS: tuple[StopReason, ...] = ("complete", "error", "deadline", "client_closed")
+
+
+@dataclass(frozen=True)
+class SubQuery:
+    text: str
+    knowledgeBases: list[str]
+
+
+@dataclass(frozen=True)
+class GuardrailWarning:
+    action: str
+    id: str | None = None
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class TraceEvent:
+    """One planner step as it starts (IN_PROGRESS) and ends (SUCCEEDED | FAILED)."""
+
+    type: ClassVar[str] = "trace"
+    step: str
+    status: str
+    elapsedMs: int
+    message: str | None = None
+    subQueries: list[SubQuery] = field(default_factory=list)
+    retrievedCount: int = 0
+    documents: list[str] = field(default_factory=list)
+    failures: list[str] = field(default_factory=list)
+    guardrail: list[GuardrailWarning] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class TextEvent:
+    """A piece of the answer, in order; the answer is the concatenation of every delta."""
+
+    type: ClassVar[str] = "text"
+    delta: str
+
+
+@dataclass(frozen=True)
+class ResultItem:
+    knowledgeBase: str
+    text: str
+    metadata: dict[str, Any] = field(default_factory=dict)
+    documentId: str | None = None
+
+
+@dataclass(frozen=True)
+class Citation:
+    start: int
+    end: int
+    results: list[int]
+
+
+@dataclass(frozen=True)
+class ResultEvent:
+    """The deduplicated results; `answer` repeats the text deltas so a late reader has it whole."""
+
+    type: ClassVar[str] = "result"
+    results: list[ResultItem]
+    answer: str | None = None
+    citations: list[Citation] = field(default_factory=list)
+    note: str | None = None
+
+
+@dataclass(frozen=True)
+class ErrorEvent:
+    type: ClassVar[str] = "error"
+    code: str
+    message: str
+    retryable: bool = False
+
+
+@dataclass(frozen=True)
+class DoneEvent:
+    """Always the last event: how the request ended and what it took."""
+
+    type: ClassVar[str] = "done"
+    requestId: str
+    stopReason: StopReason
+    iterations: int
+    durationMs: int
+    timeToFirstEventMs: int | None
+    mode: str = "agentic"
+    estimatedCostUsd: float | None = None
+
+
+Event = TraceEvent | TextEvent | ResultEvent | ErrorEvent | DoneEvent
+EVENT_TYPES: dict[str, type] = {
+    cls.type: cls for cls in (TraceEvent, TextEvent, ResultEvent, ErrorEvent, DoneEvent)
+}
+
+
+def event_to_dict(event: Event) -> dict[str, Any]:
+    """The JSON body of an event, without empty optional fields (smaller frames, same meaning)."""
+    return {key: value for key, value in asdict(event).items() if value not in (None, [], {})}
+
+
+def event_from_dict(event_type: str, data: dict[str, Any]) -> Event:
+    """Rebuilds a typed event from its JSON body; unknown fields are ignored (forward compatible)."""
+    cls = EVENT_TYPES.get(event_type)
+    if cls is None:
+        raise ValueError(f"unknown event type '{event_type}'")
+    known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
+    if cls is TraceEvent:
+        known["subQueries"] = [SubQuery(**item) for item in known.get("subQueries", [])]
+        known["guardrail"] = [GuardrailWarning(**item) for item in known.get("guardrail", [])]
+    elif cls is ResultEvent:
+        known["results"] = [ResultItem(**item) for item in known.get("results", [])]
+        known["citations"] = [Citation(**item) for item in known.get("citations", [])]
+    return cls(**known)

@@ -1,0 +1,1 @@
+"""CDK constructs (one file per resource family) and the stacks that compose them."""

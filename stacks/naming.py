@@ -1,0 +1,21 @@
+"""Names of stacks, resources and SSM parameters, derived in one place from env and tenant."""
+
+from __future__ import annotations
+
+
+def platform_stack_name(env_name: str) -> str:
+    return f"{env_name}-platform"
+
+
+def tenant_stack_name(env_name: str, tenant: str) -> str:
+    return f"{env_name}-{tenant}"
+
+
+def resource_prefix(env_name: str, tenant: str | None = None) -> str:
+    """`akb-dev-acme`: prefix of physical names, so a resource's owner is visible in the console."""
+    return f"akb-{env_name}-{tenant}" if tenant else f"akb-{env_name}"
+
+
+def parameter_name(env_name: str, tenant: str, key: str) -> str:
+    """`/akb/<env>/<tenant>/<key>`: where `akb` commands find a deployed tenant's resources."""
+    return f"/akb/{env_name}/{tenant}/{key}"

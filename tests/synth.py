@@ -1,0 +1,38 @@
+"""Synthesizes a config directory into a cloud assembly in-process (no CDK CLI, no AWS)."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+
+import aws_cdk as cdk
+
+from schema import Project, load_project
+from stacks.app_builder import build_app
+
+
+@dataclass
+class Synthesized:
+    project: Project
+    outdir: Path
+    templates: dict[str, dict]
+
+    def template(self, stack_name: str) -> dict:
+        return self.templates[stack_name]
+
+    def resources(self, stack_name: str, resource_type: str) -> dict[str, dict]:
+        resources = self.templates[stack_name].get("Resources", {})
+        return {key: value for key, value in resources.items() if value["Type"] == resource_type}
+
+
+def synthesize(config_dir: Path | str, env_name: str, outdir: Path) -> Synthesized:
+    project = load_project(config_dir, env_name)
+    app = cdk.App(outdir=str(outdir))
+    stacks = build_app(app, project)
+    app.synth()
+    templates = {
+        name: json.loads((outdir / f"{stack.artifact_id}.template.json").read_text())
+        for name, stack in stacks.items()
+    }
+    return Synthesized(project=project, outdir=outdir, templates=templates)
