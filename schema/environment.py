@@ -158,4 +158,4 @@ class Environment(StrictModel):
     pricing: Pricing = Field(default_factory=Pricing, description="Cost estimate inputs.")
 
 
-__all__ = ["Environment", "LOG_RETENTION_DAYS", "Name"]
+__all__ = ["LOG_RETENTION_DAYS", "Environment", "Name"]

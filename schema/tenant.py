@@ -122,4 +122,4 @@ class Tenant(StrictModel):
         return self.guardrail is not None
 
 
-__all__ = ["MAX_KNOWLEDGE_BASES", "Tenant", "NonBlank"]
+__all__ = ["MAX_KNOWLEDGE_BASES", "NonBlank", "Tenant"]
