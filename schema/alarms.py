@@ -40,12 +40,10 @@ def _email(value: str) -> str:
 
 Email = Annotated[str, AfterValidator(_email)]
 
-# Field definitions shared by the environment (with defaults) and the tenant (all optional), so the
-# two cannot drift: name -> (type, bounds, environment default, description).
+# Descriptions shared by the environment's fields (with defaults) and the tenant's (all optional).
 _ITERATIONS_AVERAGE_HELP = (
-    "Alarm when the average iterations per request is at or above this. Default: derived per "
-    "tenant as min(max_agent_iteration, 3 for one knowledge base / 4 for several) (seed 000); "
-    "the account-level TotalIterationCount alarm uses the highest tenant value."
+    "Alarm when the tenant's average iterations per request is at or above this. Default: the "
+    "environment's value, else min(max_agent_iteration, 3 for one knowledge base / 4 for several) (seed 000)."
 )
 _ERROR_RATE_HELP = "Alarm when Errors / Requests (percent, per period) is above this."
 _TTFE_HELP = "Alarm when the p95 time to first event (ms) is above this."
@@ -82,7 +80,15 @@ class Alarms(StrictModel):
         le=24,
         description="Consecutive breaching periods before an alarm fires (the N in 'for N periods').",
     )
-    iterations_average: float | None = Field(None, gt=0, le=10, description=_ITERATIONS_AVERAGE_HELP)
+    iterations_average: float | None = Field(
+        None,
+        gt=0,
+        le=10,
+        description="Alarm when the average iterations per request is at or above this: the account's "
+        "TotalIterationCount and every tenant without its own value. Default: derived per tenant as "
+        "min(max_agent_iteration, 3 for one knowledge base / 4 for several) (seed 000); the account "
+        "alarm uses the highest tenant value.",
+    )
     iterations_p90: float | None = Field(
         None,
         gt=0,

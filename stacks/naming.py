@@ -19,3 +19,8 @@ def resource_prefix(env_name: str, tenant: str | None = None) -> str:
 def parameter_name(env_name: str, tenant: str, key: str) -> str:
     """`/akb/<env>/<tenant>/<key>`: where `akb` commands find a deployed tenant's resources."""
     return f"/akb/{env_name}/{tenant}/{key}"
+
+
+def query_folder(env_name: str, tenant: str) -> str:
+    """`akb/dev/acme`: the Logs Insights folder of a tenant's saved queries."""
+    return f"akb/{env_name}/{tenant}"

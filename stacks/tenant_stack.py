@@ -9,8 +9,10 @@ import aws_cdk as cdk
 from constructs import Construct
 
 from schema import Project, Tenant
+from schema.alarms import tenant_thresholds
 from stacks.log_group import log_group
-from stacks.naming import resource_prefix
+from stacks.naming import query_folder, resource_prefix
+from stacks.observability import TenantObservability
 from stacks.platform_stack import PlatformStack
 
 
@@ -37,3 +39,21 @@ class TenantStack(cdk.Stack):
         self.endpoint_log_group = log_group(
             self, "EndpointLogs", environment=project.environment, name=f"/aws/lambda/{prefix}-endpoint"
         )
+
+        # Dashboard, alarms and saved queries watch the endpoint function; the function comes from the
+        # endpoint construct (`self.endpoint.function`), built on its own branch: until it is here,
+        # the tenant has no monitoring to attach.
+        endpoint = getattr(self, "endpoint", None)
+        if endpoint is not None:
+            self.observability = TenantObservability(
+                self,
+                "Observability",
+                function=endpoint.function,
+                log_group=self.endpoint_log_group,
+                tenant=tenant_name,
+                name=prefix,
+                thresholds=tenant_thresholds(project.environment, self.tenant),
+                topic=platform.alarms.topic,
+                reserved_concurrency=self.tenant.reserved_concurrency,
+                query_folder=query_folder(project.env_name, tenant_name),
+            )
