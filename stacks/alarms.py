@@ -33,7 +33,9 @@ ONLY_ON_SUCCESS = (
     "Missing data is OK (notBreaching): Bedrock publishes TotalIterationCount only for calls that "
     "succeeded, so failures and idle periods leave gaps; failures are watched by the error alarms."
 )
-ABSENT_MEANS_ZERO = "Missing data is OK (notBreaching): the metric is only published when it is non-zero."
+ABSENT_MEANS_ZERO = (
+    "Missing data is OK (notBreaching): a period without the metric had none of these events."
+)
 
 
 @dataclass(frozen=True)

@@ -33,12 +33,12 @@ def queries() -> dict[str, logs.QueryString]:
         ),
         "errors-by-code": logs.QueryString(
             filter_statements=[f'{f.EVENT} = "{f.EVENT_ERROR}"'],
-            stats=f"count(*) as errors by {f.TENANT}, {f.ERROR_CODE}",
+            stats_statements=[f"count(*) as errors by {f.TENANT}, {f.ERROR_CODE}"],
             sort="errors desc",
         ),
         "frequent-sub-queries": logs.QueryString(
             filter_statements=[f'{f.EVENT} = "{f.EVENT_TRACE}" and ispresent({f.SUB_QUERY})'],
-            stats=f"count(*) as times by {f.SUB_QUERY}",
+            stats_statements=[f"count(*) as times by {f.SUB_QUERY}"],
             sort="times desc",
             limit=50,
         ),
