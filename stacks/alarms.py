@@ -191,12 +191,12 @@ class BedrockAccountAlarms(Construct):
             ),
             *(
                 AlarmSpec(
-                    f"{operation.lower()}-throttles", metrics.metric_throttles(operation), t.bedrock_throttles, GT,
+                    f"{short}-throttles", metrics.metric_throttles(operation), t.bedrock_throttles, GT,
                     f"Bedrock throttled more than {t.bedrock_throttles} {operation} calls per period for "
                     f"{t.evaluation_periods} periods in a row.",
                     ABSENT_MEANS_ZERO,
                 )
-                for operation in (BedrockMetrics.AGENTIC, BedrockMetrics.RETRIEVE)
+                for short, operation in (("agentic", BedrockMetrics.AGENTIC), ("retrieve", BedrockMetrics.RETRIEVE))
             ),
             AlarmSpec(
                 "agentic-quota", metrics.metric_agentic_calls_per_minute(), t.quota_alarm_calls_per_minute, GT,
