@@ -8,6 +8,8 @@ function by any other route (a direct Invoke, an unauthenticated URL).
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from policies.document import PolicyDocument, Statement, allow, document
 
 AUTH_TYPE = "AWS_IAM"  # the only auth type this project's function URLs ever have
@@ -32,3 +34,23 @@ def invoker_statements(function_arn: str) -> list[Statement]:
 
 def invoker_policy(function_arn: str) -> PolicyDocument:
     return document(invoker_statements(function_arn))
+
+
+@dataclass(frozen=True)
+class UrlPermission:
+    """One resource-based permission (`AWS::Lambda::Permission`) on the endpoint function."""
+
+    principal: str
+    action: str
+    function_url_auth_type: str | None = None
+    invoked_via_function_url: bool | None = None
+
+
+def url_permissions(principal_arn: str) -> list[UrlPermission]:
+    """The pair a configured invoker gets on the function, so callers in other accounts can call too."""
+    if principal_arn.strip() in ("*", "") or ":iam::" not in principal_arn:
+        raise ValueError(f"'{principal_arn}' is not an IAM role or user ARN; the endpoint is never public")
+    return [
+        UrlPermission(principal_arn, "lambda:InvokeFunctionUrl", function_url_auth_type=AUTH_TYPE),
+        UrlPermission(principal_arn, "lambda:InvokeFunction", invoked_via_function_url=True),
+    ]

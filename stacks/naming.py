@@ -19,3 +19,16 @@ def resource_prefix(env_name: str, tenant: str | None = None) -> str:
 def parameter_name(env_name: str, tenant: str, key: str) -> str:
     """`/akb/<env>/<tenant>/<key>`: where `akb` commands find a deployed tenant's resources."""
     return f"/akb/{env_name}/{tenant}/{key}"
+
+
+def endpoint_function_name(env_name: str, tenant: str) -> str:
+    return f"{resource_prefix(env_name, tenant)}-endpoint"
+
+
+def endpoint_log_group_name(env_name: str, tenant: str) -> str:
+    """Lambda's default log group name for the function, so the console's "View logs" finds it."""
+    return f"/aws/lambda/{endpoint_function_name(env_name, tenant)}"
+
+
+def invoke_policy_name(env_name: str, tenant: str) -> str:
+    return f"{resource_prefix(env_name, tenant)}-invoke"

@@ -24,12 +24,12 @@ from lambdas.endpoint import metric_names
 from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
 from lambdas.endpoint.settings import TenantSettings
 from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
-from policies.invoker import invoker_policy
+from policies.invoker import invoker_policy, url_permissions
 from schema import Project
 from stacks.bundling import endpoint_code
 from stacks.endpoint_settings import tenant_settings
 from stacks.nag import acknowledge, finding_text
-from stacks.naming import resource_prefix
+from stacks.naming import endpoint_function_name, invoke_policy_name
 from stacks.outputs import publish
 from stacks.refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 
@@ -88,7 +88,6 @@ class StreamingEndpoint(Construct):
         environment = project.environment
         tenant = project.tenants[tenant_name]
         self.tenant_name = tenant_name
-        prefix = resource_prefix(project.env_name, tenant_name)
 
         self.settings = tenant_settings(
             project, tenant_name, knowledge_bases=knowledge_bases, guardrail=guardrail,
@@ -127,7 +126,7 @@ class StreamingEndpoint(Construct):
         )
         _acknowledge_role_wildcards(self.role, role_policy)
 
-        function_name = f"{prefix}-endpoint"
+        function_name = endpoint_function_name(project.env_name, tenant_name)
         if len(function_name) > FUNCTION_NAME_LIMIT:
             raise ValueError(
                 f"{self.node.path}: function name '{function_name}' has {len(function_name)} characters; "
@@ -171,7 +170,7 @@ class StreamingEndpoint(Construct):
         self.invoke_policy = iam.ManagedPolicy(
             self,
             "InvokePolicy",
-            managed_policy_name=f"{prefix}-invoke",
+            managed_policy_name=invoke_policy_name(project.env_name, tenant_name),
             description=f"Call the agentic retrieval endpoint of tenant {tenant_name} ({project.env_name})",
             document=iam.PolicyDocument.from_json(invoker_policy(self.function.function_arn)),
         )
@@ -186,16 +185,15 @@ class StreamingEndpoint(Construct):
     def _permit(self, principal_arn: str) -> None:
         """Both resource-based permissions a caller (any account) needs for an AWS_IAM URL since 2025-10."""
         suffix = hashlib.sha256(principal_arn.encode()).hexdigest()[:8]
-        principal = iam.ArnPrincipal(principal_arn)
-        self.function.add_permission(
-            f"InvokeUrl{suffix}",
-            principal=principal,
-            action="lambda:InvokeFunctionUrl",
-            function_url_auth_type=lambda_.FunctionUrlAuthType.AWS_IAM,
-        )
-        self.function.add_permission(
-            f"InvokeViaUrl{suffix}", principal=principal, action="lambda:InvokeFunction", invoked_via_function_url=True
-        )
+        for permission in url_permissions(principal_arn):
+            self.function.add_permission(
+                f"{permission.action.removeprefix('lambda:')}{suffix}",
+                principal=iam.ArnPrincipal(permission.principal),
+                action=permission.action,
+                function_url_auth_type=lambda_.FunctionUrlAuthType(permission.function_url_auth_type)
+                if permission.function_url_auth_type else None,
+                invoked_via_function_url=permission.invoked_via_function_url,
+            )
 
     def grant_invoke(self, grantee: iam.IGrantable) -> iam.Grant:
         """Lets `grantee` call the URL: InvokeFunctionUrl (AWS_IAM) and InvokeFunction via the URL."""

@@ -10,7 +10,7 @@ from constructs import Construct
 
 from schema import Project, Tenant
 from stacks.log_group import log_group
-from stacks.naming import resource_prefix
+from stacks.naming import endpoint_log_group_name
 from stacks.platform_stack import PlatformStack
 
 
@@ -32,8 +32,8 @@ class TenantStack(cdk.Stack):
         self.add_stack_dependency(platform)
         cdk.Tags.of(self).add("akb:tenant", tenant_name)
 
-        prefix = resource_prefix(project.env_name, tenant_name)
         # The endpoint's log group, created up front so its retention is ours, not Lambda's default.
         self.endpoint_log_group = log_group(
-            self, "EndpointLogs", environment=project.environment, name=f"/aws/lambda/{prefix}-endpoint"
+            self, "EndpointLogs", environment=project.environment,
+            name=endpoint_log_group_name(project.env_name, tenant_name),
         )
