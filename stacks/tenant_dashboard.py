@@ -20,11 +20,13 @@ from stacks.metrics import EndpointMetrics
 from stacks.widgets import GRAPH_WIDTH, ROW_HEIGHT, explained_row, graph
 
 TRAFFIC = """### Traffic and errors
-Requests and the requests that ended with an **error**, by code.
+Requests and the requests that ended with an **error**, by code (codes: the endpoint's
+`lambdas/endpoint/errors.py`).
 
-**Red** (error rate alarm): open *errors by code*. `throttled`/`service_quota` -> see the environment
-dashboard's Bedrock row; `access_denied` -> a changed role or knowledge base; `validation` -> a caller
-sends bad requests (ask them). Then run the saved query *errors-by-code*."""
+**Red** (error rate alarm): open *errors by code*. `throttled` or a quota code -> the environment
+dashboard's Bedrock and quota rows; `upstream_access_denied`/`upstream_not_found` -> a role, knowledge
+base or guardrail changed outside CDK (`cdk diff`); 4xx codes -> a caller sends bad requests.
+Then run the saved query *errors-by-code*."""
 
 LATENCY = """### Latency
 **Time to first event** (what a caller waits before anything streams) and total **duration**;
