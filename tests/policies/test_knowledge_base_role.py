@@ -66,18 +66,25 @@ def test_secret_key_and_model_statements_name_exactly_the_configured_resources()
     )
     statements = _statements(policy)
     assert statements["ReadConnectorCredentials"] == {
-        "Sid": "ReadConnectorCredentials", "Effect": "Allow",
-        "Action": "secretsmanager:GetSecretValue", "Resource": [SECRET],
+        "Sid": "ReadConnectorCredentials",
+        "Effect": "Allow",
+        "Action": "secretsmanager:GetSecretValue",
+        "Resource": [SECRET],
     }
     assert statements["UseConfiguredKmsKeys"]["Resource"] == [KEY]
     assert "kms:Decrypt" in statements["UseConfiguredKmsKeys"]["Action"]
     assert statements["InvokeCustomEmbeddingModel"]["Resource"] == MODEL
 
 
-@pytest.mark.parametrize("inputs", [
-    _inputs(),
-    _inputs(buckets=[BucketRead(BUCKET, ["a/"])], secret_arns=[SECRET], kms_key_arns=[KEY], embedding_model_arn=MODEL),
-])
+@pytest.mark.parametrize(
+    "inputs",
+    [
+        _inputs(),
+        _inputs(
+            buckets=[BucketRead(BUCKET, ["a/"])], secret_arns=[SECRET], kms_key_arns=[KEY], embedding_model_arn=MODEL
+        ),
+    ],
+)
 def test_every_statement_has_a_unique_sid_and_only_the_metrics_statement_uses_a_star(inputs):
     policy = knowledge_base_role_policy(inputs)
     sids = [statement["Sid"] for statement in policy["Statement"]]

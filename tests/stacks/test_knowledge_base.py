@@ -28,8 +28,9 @@ def _kb_config(**overrides) -> KnowledgeBaseConfig:
 def _probe_kb(config: KnowledgeBaseConfig):
     stack = probe_stack()
     documents = DocumentBucket(stack, "Documents", removal_policy=cdk.RemovalPolicy.RETAIN)
-    kb = KnowledgeBase(stack, "Kb", config=config, name="probe-docs", documents=documents,
-                       removal_policy=cdk.RemovalPolicy.RETAIN)
+    kb = KnowledgeBase(
+        stack, "Kb", config=config, name="probe-docs", documents=documents, removal_policy=cdk.RemovalPolicy.RETAIN
+    )
     return stack, kb
 
 
@@ -37,10 +38,15 @@ def test_every_example_knowledge_base_is_managed_with_managed_embeddings_and_no_
     for stack_name in ("dev-acme", "dev-globex"):
         kbs = synthesized.resources(stack_name, "AWS::Bedrock::KnowledgeBase")
         aliases = [kb.alias for kb in synthesized.project.tenants[stack_name.split("-", 1)[1]].knowledge_bases]
-        assert sorted(kb["Properties"]["Name"] for kb in kbs.values()) == sorted(f"akb-{stack_name}-{a}" for a in aliases)
+        assert sorted(kb["Properties"]["Name"] for kb in kbs.values()) == sorted(
+            f"akb-{stack_name}-{a}" for a in aliases
+        )
         for kb in kbs.values():
             configuration = kb["Properties"]["KnowledgeBaseConfiguration"]
-            assert configuration == {"Type": "MANAGED", "ManagedKnowledgeBaseConfiguration": {"EmbeddingModelType": "MANAGED"}}
+            assert configuration == {
+                "Type": "MANAGED",
+                "ManagedKnowledgeBaseConfiguration": {"EmbeddingModelType": "MANAGED"},
+            }
             assert "StorageConfiguration" not in kb["Properties"]
 
 
@@ -55,8 +61,10 @@ def test_knowledge_base_depends_on_the_policy_of_its_own_role(synthesized):
 
 
 def test_role_trusts_bedrock_only_for_this_accounts_knowledge_bases(synthesized):
-    kb_roles = {kb["Properties"]["RoleArn"]["Fn::GetAtt"][0]
-                for kb in synthesized.resources("dev-acme", "AWS::Bedrock::KnowledgeBase").values()}
+    kb_roles = {
+        kb["Properties"]["RoleArn"]["Fn::GetAtt"][0]
+        for kb in synthesized.resources("dev-acme", "AWS::Bedrock::KnowledgeBase").values()
+    }
     resources = synthesized.template("dev-acme")["Resources"]
     for role_id in kb_roles:
         (statement,) = resources[role_id]["Properties"]["AssumeRolePolicyDocument"]["Statement"]
@@ -81,14 +89,32 @@ def test_each_role_reads_only_its_own_prefixes(synthesized):
 def test_custom_embedding_and_kms_key_reach_the_resource_and_the_role():
     stack, _ = _probe_kb(_kb_config(embedding={"type": "CUSTOM", "model_arn": MODEL}, kms_key_arn=KEY))
     template = Template.from_stack(stack)
-    template.has_resource_properties("AWS::Bedrock::KnowledgeBase", {
-        "KnowledgeBaseConfiguration": {"Type": "MANAGED", "ManagedKnowledgeBaseConfiguration": {
-            "EmbeddingModelType": "CUSTOM", "EmbeddingModelArn": MODEL,
-            "ServerSideEncryptionConfiguration": {"KmsKeyArn": KEY}}}})
-    template.has_resource_properties("AWS::IAM::Policy", {"PolicyDocument": {"Statement": Match.array_with([
-        Match.object_like({"Sid": "UseConfiguredKmsKeys", "Resource": KEY}),
-        Match.object_like({"Sid": "InvokeCustomEmbeddingModel", "Resource": MODEL}),
-    ])}})
+    template.has_resource_properties(
+        "AWS::Bedrock::KnowledgeBase",
+        {
+            "KnowledgeBaseConfiguration": {
+                "Type": "MANAGED",
+                "ManagedKnowledgeBaseConfiguration": {
+                    "EmbeddingModelType": "CUSTOM",
+                    "EmbeddingModelArn": MODEL,
+                    "ServerSideEncryptionConfiguration": {"KmsKeyArn": KEY},
+                },
+            }
+        },
+    )
+    template.has_resource_properties(
+        "AWS::IAM::Policy",
+        {
+            "PolicyDocument": {
+                "Statement": Match.array_with(
+                    [
+                        Match.object_like({"Sid": "UseConfiguredKmsKeys", "Resource": KEY}),
+                        Match.object_like({"Sid": "InvokeCustomEmbeddingModel", "Resource": MODEL}),
+                    ]
+                )
+            }
+        },
+    )
 
 
 def test_grant_retrieve_allows_retrieve_and_document_content_on_this_knowledge_base_only():
@@ -97,21 +123,36 @@ def test_grant_retrieve_allows_retrieve_and_document_content_on_this_knowledge_b
     kb.grant_retrieve(role)
     template = Template.from_stack(stack)
     kb_id = stack.get_logical_id(kb.resource)
-    template.has_resource_properties("AWS::IAM::Policy", {
-        "Roles": [{"Ref": stack.get_logical_id(role.node.default_child)}],
-        "PolicyDocument": {"Statement": [{
-            "Action": ["bedrock:Retrieve", "bedrock:GetDocumentContent"], "Effect": "Allow",
-            "Resource": {"Fn::GetAtt": [kb_id, "KnowledgeBaseArn"]}}]}})
+    template.has_resource_properties(
+        "AWS::IAM::Policy",
+        {
+            "Roles": [{"Ref": stack.get_logical_id(role.node.default_child)}],
+            "PolicyDocument": {
+                "Statement": [
+                    {
+                        "Action": ["bedrock:Retrieve", "bedrock:GetDocumentContent"],
+                        "Effect": "Allow",
+                        "Resource": {"Fn::GetAtt": [kb_id, "KnowledgeBaseArn"]},
+                    }
+                ]
+            },
+        },
+    )
 
 
 def test_metrics_use_the_knowledge_base_namespace_and_its_retrieve_dimensions():
     stack, kb = _probe_kb(_kb_config())
     metric = kb.metric_throttles()
-    assert (metric.namespace, metric.metric_name, metric.statistic) == ("AWS/Bedrock/KnowledgeBases", "Throttles", "Sum")
+    assert (metric.namespace, metric.metric_name, metric.statistic) == (
+        "AWS/Bedrock/KnowledgeBases",
+        "Throttles",
+        "Sum",
+    )
     dimensions = stack.resolve(metric.dimensions)
     assert dimensions["Operation"] == "Retrieve"
-    assert dimensions["KnowledgeBaseId"] == {"Fn::Join": ["", ["knowledge-base/", {
-        "Fn::GetAtt": [stack.get_logical_id(kb.resource), "KnowledgeBaseId"]}]]}
+    assert dimensions["KnowledgeBaseId"] == {
+        "Fn::Join": ["", ["knowledge-base/", {"Fn::GetAtt": [stack.get_logical_id(kb.resource), "KnowledgeBaseId"]}]]
+    }
 
 
 def test_ref_carries_alias_description_and_resource_identifiers():
@@ -119,15 +160,20 @@ def test_ref_carries_alias_description_and_resource_identifiers():
     ref = kb.ref
     assert isinstance(ref, KnowledgeBaseRef)
     assert (ref.alias, ref.description) == ("docs", "Product docs.")
-    assert stack.resolve(ref.knowledge_base_id) == {"Fn::GetAtt": [stack.get_logical_id(kb.resource), "KnowledgeBaseId"]}
-    assert stack.resolve(ref.knowledge_base_arn) == {"Fn::GetAtt": [stack.get_logical_id(kb.resource), "KnowledgeBaseArn"]}
+    assert stack.resolve(ref.knowledge_base_id) == {
+        "Fn::GetAtt": [stack.get_logical_id(kb.resource), "KnowledgeBaseId"]
+    }
+    assert stack.resolve(ref.knowledge_base_arn) == {
+        "Fn::GetAtt": [stack.get_logical_id(kb.resource), "KnowledgeBaseArn"]
+    }
 
 
 def test_an_s3_source_without_a_bucket_fails_naming_the_construct_and_the_fix():
     stack = probe_stack()
     with pytest.raises(ValueError, match=r"Probe/Kb: sources\[0\] reads the tenant's document bucket.*bucket_arn"):
-        KnowledgeBase(stack, "Kb", config=_kb_config(), name="x", documents=None,
-                      removal_policy=cdk.RemovalPolicy.RETAIN)
+        KnowledgeBase(
+            stack, "Kb", config=_kb_config(), name="x", documents=None, removal_policy=cdk.RemovalPolicy.RETAIN
+        )
 
 
 def test_long_descriptions_are_cut_to_the_resource_limit():

@@ -8,20 +8,36 @@ pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
 
 
 def _parameters(synthesized, stack_name: str) -> dict[str, object]:
-    return {p["Properties"]["Name"]: p["Properties"]["Value"]
-            for p in synthesized.resources(stack_name, "AWS::SSM::Parameter").values()}
+    return {
+        p["Properties"]["Name"]: p["Properties"]["Value"]
+        for p in synthesized.resources(stack_name, "AWS::SSM::Parameter").values()
+    }
 
 
 def test_acme_publishes_every_knowledge_identifier(synthesized):
     names = set(_parameters(synthesized, "dev-acme"))
-    expected = {f"/akb/dev/acme/{key}" for key in (
-        "documents-bucket",
-        "kb/docs/id", "kb/docs/arn", "kb/docs/data-source/0/id", "kb/docs/data-source/0/bucket",
-        "kb/docs/data-source/0/prefix",
-        "kb/tickets/id", "kb/tickets/arn", "kb/tickets/data-source/0/id", "kb/tickets/data-source/0/bucket",
-        "kb/tickets/data-source/0/prefix", "kb/tickets/data-source/1/id",
-        "guardrail/id", "guardrail/arn", "guardrail/version", "instruction/id", "instruction/arn",
-    )}
+    expected = {
+        f"/akb/dev/acme/{key}"
+        for key in (
+            "documents-bucket",
+            "kb/docs/id",
+            "kb/docs/arn",
+            "kb/docs/data-source/0/id",
+            "kb/docs/data-source/0/bucket",
+            "kb/docs/data-source/0/prefix",
+            "kb/tickets/id",
+            "kb/tickets/arn",
+            "kb/tickets/data-source/0/id",
+            "kb/tickets/data-source/0/bucket",
+            "kb/tickets/data-source/0/prefix",
+            "kb/tickets/data-source/1/id",
+            "guardrail/id",
+            "guardrail/arn",
+            "guardrail/version",
+            "instruction/id",
+            "instruction/arn",
+        )
+    }
     assert expected <= names
     # A web source has no bucket or prefix to publish.
     assert "/akb/dev/acme/kb/tickets/data-source/1/bucket" not in names

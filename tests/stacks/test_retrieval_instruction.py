@@ -31,7 +31,10 @@ def _cfn_schema() -> dict:
 def test_acme_instruction_has_only_the_parts_the_tenant_wrote(synthesized):
     (resource,) = synthesized.resources("dev-acme", TYPE).values()
     instruction = synthesized.project.tenants["acme"].retrieval.instruction
-    assert resource["Properties"]["Instruction"] == {"Persona": instruction.persona, "AnswerPolicy": instruction.answer_policy}
+    assert resource["Properties"]["Instruction"] == {
+        "Persona": instruction.persona,
+        "AnswerPolicy": instruction.answer_policy,
+    }
     assert resource["Properties"]["Name"] == "akb-dev-acme-instruction"
 
 
@@ -53,8 +56,14 @@ def test_a_tenant_without_an_instruction_gets_none(synthesized):
 
 def test_ref_pins_draft_which_agentic_retrieve_stream_accepts():
     stack = probe_stack()
-    construct = RetrievalInstruction(stack, "Instruction", config=InstructionConfig(persona="A librarian."), name="i",
-                                     description="d", removal_policy=cdk.RemovalPolicy.RETAIN)
+    construct = RetrievalInstruction(
+        stack,
+        "Instruction",
+        config=InstructionConfig(persona="A librarian."),
+        name="i",
+        description="d",
+        removal_policy=cdk.RemovalPolicy.RETAIN,
+    )
     ref = construct.ref
     assert isinstance(ref, RetrievalInstructionRef)
     logical_id = stack.get_logical_id(construct.resource)
@@ -67,7 +76,10 @@ def test_ref_pins_draft_which_agentic_retrieve_stream_accepts():
 
 def test_an_empty_instruction_built_without_validation_fails_naming_the_construct():
     stack = probe_stack()
-    empty = InstructionConfig.model_construct(persona="  ", retrieval_guidance=None, answer_format=None, answer_policy=None)
+    empty = InstructionConfig.model_construct(
+        persona="  ", retrieval_guidance=None, answer_format=None, answer_policy=None
+    )
     with pytest.raises(ValueError, match=r"Probe/Instruction: the retrieval instruction is empty"):
-        RetrievalInstruction(stack, "Instruction", config=empty, name="i", description="d",
-                             removal_policy=cdk.RemovalPolicy.RETAIN)
+        RetrievalInstruction(
+            stack, "Instruction", config=empty, name="i", description="d", removal_policy=cdk.RemovalPolicy.RETAIN
+        )
