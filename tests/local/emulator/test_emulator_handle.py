@@ -53,7 +53,8 @@ def test_akb_emulator_prints_how_to_connect_and_stops_on_ctrl_c():
         first = process.stdout.readline()
         assert first.startswith("Bedrock emulator listening on http://127.0.0.1:")
         url = first.split()[4]
-        lines = [process.stdout.readline() for _ in range(10)]
+        lines = [process.stdout.readline() for _ in range(12)]
+        assert lines[-1].startswith("Ctrl-C")
         assert any(f"{ENDPOINT_ENV}={url}" in line for line in lines)
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=10) == 0
