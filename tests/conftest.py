@@ -1,8 +1,9 @@
-"""Fixtures shared across the suite."""
+"""Fixtures shared by every test folder."""
 
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -10,7 +11,7 @@ import pytest
 # Node 20 works for synth; jsii's end-of-life banner would only clutter test output (README, Toolchain).
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from tests.synth import Synthesized, synthesize
+from tests.synth import Synthesized, synthesize  # noqa: E402 - after the variable jsii reads at import
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_CONFIG = REPO / "config"
@@ -20,3 +21,17 @@ EXAMPLE_CONFIG = REPO / "config"
 def synthesized(tmp_path_factory) -> Synthesized:
     """The example `dev` environment, synthesized once per session (cdk-nag runs as part of it)."""
     return synthesize(EXAMPLE_CONFIG, "dev", tmp_path_factory.mktemp("cdk.out"))
+
+
+@pytest.fixture(scope="session")
+def emulator() -> Iterator:
+    """One local Bedrock emulator per test session (per xdist worker), serving the sample corpus.
+
+    No delay between events, to keep tests fast; a test that needs one sets `delay_ms` through
+    `emulator.set_faults(...)`. Call `emulator.reset()` after changing faults (tests/local does it
+    automatically). Point boto3 at `emulator.url`, or use `emulator.client()`.
+    """
+    from local.emulator import start_emulator
+
+    with start_emulator(port=0, delay_ms=0) as handle:
+        yield handle
