@@ -67,3 +67,8 @@ def knowledge_base_key(alias: str, field: str) -> str:
 def data_source_key(alias: str, index: int, field: str) -> str:
     """`kb/<alias>/data-source/<index>/<field>` (field: id | bucket | prefix); index = position in `sources`."""
     return f"kb/{alias}/data-source/{index}/{field}"
+
+
+def query_folder(env_name: str, tenant: str) -> str:
+    """`akb/dev/acme`: the Logs Insights folder of a tenant's saved queries."""
+    return f"akb/{env_name}/{tenant}"

@@ -9,13 +9,15 @@ import aws_cdk as cdk
 from constructs import Construct
 
 from schema import Project, Tenant
+from schema.alarms import tenant_thresholds
 from schema.knowledge import S3Source
 from stacks.document_bucket import DocumentBucket
 from stacks.guardrail import Guardrail
 from stacks.knowledge_base import KnowledgeBase
 from stacks.knowledge_outputs import publish_knowledge
 from stacks.log_group import log_group
-from stacks.naming import bounded_name, endpoint_log_group_name, resource_prefix
+from stacks.naming import bounded_name, endpoint_log_group_name, query_folder, resource_prefix
+from stacks.observability import TenantObservability
 from stacks.platform_stack import PlatformStack
 from stacks.removal import removal_policy
 from stacks.retrieval_instruction import RetrievalInstruction
@@ -109,6 +111,21 @@ class TenantStack(cdk.Stack):
             guardrail=self.guardrail.ref if self.guardrail else None,
             retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
             log_group=self.endpoint_log_group,
+        )
+
+        # Monitoring: dashboard, alarms (+ a composite that pages the environment's topic) and saved
+        # log queries. It reads the function's metrics and the tenant's EMF metrics (metric_names.py).
+        self.observability = TenantObservability(
+            self,
+            "Observability",
+            function=self.endpoint.function,
+            log_group=self.endpoint_log_group,
+            tenant=tenant_name,
+            name=prefix,
+            thresholds=tenant_thresholds(project.environment, self.tenant),
+            topic=platform.alarms.topic,
+            reserved_concurrency=self.tenant.reserved_concurrency,
+            query_folder=query_folder(project.env_name, tenant_name),
         )
 
 
