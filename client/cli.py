@@ -9,6 +9,7 @@ import click
 # name -> module exposing `command`. Adding a subcommand is adding one line here.
 COMMANDS: dict[str, str] = {
     "validate": "client.commands.validate",
+    "emulator": "client.commands.emulator",
 }
 
 
