@@ -10,6 +10,7 @@ import click
 COMMANDS: dict[str, str] = {
     "validate": "client.commands.validate",
     "emulator": "client.commands.emulator",
+    "local": "client.commands.local",
 }
 
 

@@ -125,11 +125,12 @@ def resolve_user_id(
     if requested is not None:
         if user_context == "trusted" and caller.principal in trusted:
             return requested
-        raise ApiError(
-            403,
-            "user_id_not_allowed",
-            "only the tenant's trusted callers may send 'userId'; the caller's own identity is used",
+        reason = (
+            "this tenant uses the caller's own identity (user_context: caller)"
+            if user_context == "caller"
+            else f"'{caller.principal}' is not one of this tenant's trusted callers"
         )
+        raise ApiError(403, "user_id_not_allowed", f"{reason}; remove 'userId'")
     if caller.name is None:
         raise ApiError(
             403,
