@@ -2,10 +2,9 @@
 
 from __future__ import annotations
 
+import warnings
 from collections.abc import Iterator
 from typing import Any
-
-import warnings
 
 import pytest
 
