@@ -41,6 +41,8 @@ def test_the_service_code_and_an_executable_run_sh_are_in_the_package(asset):
     for source in package_sources():
         assert (asset / source.relative_to(REPO_ROOT)).is_file(), source
     assert (asset / "lambdas" / "endpoint" / "settings.py").is_file()
+    assert (asset / "lambdas" / "endpoint" / "app.py").is_file()  # what run.sh serves
+    assert "lambdas.endpoint.app:app" in (asset / "lambdas" / "run.sh").read_text()
     assert os.access(asset / "lambdas" / "run.sh", os.X_OK)
 
 
