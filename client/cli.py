@@ -12,6 +12,7 @@ COMMANDS: dict[str, str] = {
     "policy": "client.commands.policy",
     "validate": "client.commands.validate",
     "emulator": "client.commands.emulator",
+    "local": "client.commands.local",
 }
 
 

@@ -35,3 +35,18 @@ def emulator() -> Iterator:
 
     with start_emulator(port=0, delay_ms=0) as handle:
         yield handle
+
+
+@pytest.fixture(scope="session")
+def endpoint(emulator) -> Iterator:
+    """One streaming endpoint per session (real uvicorn on 127.0.0.1, port 0) in front of `emulator`,
+    configured like the example `acme` tenant over the emulator's corpus (tests/endpoint_server.py).
+
+    Yields an EndpointHandle: `.url`, `.settings`, `.metric_lines` (EMF JSON it wrote). Local mode is
+    on: requests without an `x-amzn-request-context` header act as `endpoint.default_caller`.
+    For other tenant settings, start your own with `tests.endpoint_server.start_endpoint(...)`.
+    """
+    from tests.endpoint_server import start_endpoint
+
+    with start_endpoint(emulator) as handle:
+        yield handle
