@@ -199,10 +199,12 @@ class Client:
             raise EndpointConnectionError(
                 f"cannot reach {self.url}: {error or type(error).__name__}"
             ) from None
-        with response:
+        try:
             if response.status_code != 200:
                 raise _http_error(response)
             yield from self._events(response, fmt, started)
+        finally:
+            response.close()
 
     def ask(self, question: str | None = None, **options: Any) -> Answer:
         """Runs one request to the end and returns the collected `Answer`.
