@@ -53,7 +53,7 @@ class StubEndpoint:
         class Handler(BaseHTTPRequestHandler):
             protocol_version = "HTTP/1.1"
 
-            def do_POST(self) -> None:  # noqa: N802 - http.server's naming
+            def do_POST(self) -> None:
                 length = int(self.headers.get("Content-Length", "0"))
                 body = self.rfile.read(length)
                 stub.requests.append(Captured("POST", self.path, dict(self.headers.items()), body))

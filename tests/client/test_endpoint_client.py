@@ -142,9 +142,9 @@ def test_silence_longer_than_idle_timeout_raises_endpoint_timeout(stub):
 def test_keep_alives_without_an_event_hit_the_first_event_timeout(stub):
     keep_alive = [b": keep-alive\n\n", lambda: time.sleep(0.1)] * 15
     stub.reply = Reply(chunks=[*keep_alive, sse(*sample_events())])
-    with Client(stub.url, timeouts=Timeouts(first_event=0.4, idle=5)) as client:
-        with pytest.raises(EndpointTimeout) as caught:
-            list(client.query("q"))
+    client = Client(stub.url, timeouts=Timeouts(first_event=0.4, idle=5))
+    with client, pytest.raises(EndpointTimeout) as caught:
+        list(client.query("q"))
     assert caught.value.phase == "first_event"
 
 
