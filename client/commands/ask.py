@@ -121,6 +121,10 @@ def _target(
     if url:
         if not url.startswith(("http://", "https://")):
             raise click.UsageError(f"--url must start with http:// or https://, got '{url}'")
+        from client.sigv4 import is_local, region_from_url
+
+        if not (region or is_local(url) or region_from_url(url)):
+            raise click.UsageError(f"cannot tell the region to sign for from {url}: pass --region")
         return url, region
     from schema import ConfigError
 
