@@ -10,6 +10,8 @@ import click
 COMMANDS: dict[str, str] = {
     "ask": "client.commands.ask",
     "validate": "client.commands.validate",
+    "emulator": "client.commands.emulator",
+    "local": "client.commands.local",
 }
 
 

@@ -44,6 +44,8 @@ class TenantSettings:
     max_body_bytes: int = 65536
     agentic_price_per_1000_usd: float = 4.0
     retrieve_price_per_1000_usd: float = 1.0
+    # Attempts at opening the upstream stream (throttling and transient 5xx, before the first byte).
+    upstream_max_attempts: int = 3
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
