@@ -102,6 +102,12 @@ def test_http_error_before_streaming_exits_3_with_the_code_on_stderr(stub):
     assert "Traceback" not in result.output
 
 
+def test_a_504_deadline_before_streaming_exits_5(stub):
+    body = json.dumps({"error": {"code": "deadline", "message": "no answer within 1 s"}}).encode()
+    stub.reply = Reply(status=504, headers={"Content-Type": "application/json"}, chunks=[body])
+    assert ask("--url", stub.url, "q").exit_code == 5
+
+
 def test_connection_refused_exits_3():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
