@@ -186,16 +186,21 @@ QUESTION = "How do I rotate an API key?"
 REPO = Path(__file__).resolve().parents[2]
 
 
-def test_real_endpoint_view_through_a_pipe_is_plain_and_complete(endpoint):
-    """A separate process writing into a pipe: what `akb ask ... | less` or a CI log shows."""
-    run = subprocess.run(
-        [sys.executable, "-m", "client", "ask", "--url", endpoint.url, QUESTION],
+def akb_ask(*args: str) -> subprocess.CompletedProcess:
+    """`akb ask` as its own process writing into a pipe (what a script, `| less` or CI sees); the
+    endpoint under test runs in this process, so its logs never mix into the command's stdout."""
+    return subprocess.run(
+        [sys.executable, "-m", "client", "ask", *args],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO), "AWS_EC2_METADATA_DISABLED": "true"},
         capture_output=True,
         text=True,
         timeout=60,
     )
+
+
+def test_real_endpoint_view_through_a_pipe_is_plain_and_complete(endpoint):
+    run = akb_ask("--url", endpoint.url, QUESTION)
     assert run.returncode == 0, run.stderr
     lines = run.stdout.splitlines()
     assert "\x1b" not in run.stdout and "\r" not in run.stdout
@@ -210,9 +215,9 @@ def test_real_endpoint_view_through_a_pipe_is_plain_and_complete(endpoint):
 
 
 def test_real_endpoint_json_lines_all_parse_and_end_with_done(endpoint):
-    result = ask("--url", endpoint.url, "--json", "--format", "ndjson", QUESTION)
-    assert result.exit_code == 0, result.output
-    events = [json.loads(line) for line in result.stdout.splitlines()]
+    run = akb_ask("--url", endpoint.url, "--json", "--format", "ndjson", QUESTION)
+    assert run.returncode == 0, run.stderr
+    events = [json.loads(line) for line in run.stdout.splitlines()]
     assert events[0]["type"] == "trace" and events[-1]["type"] == "done"
     assert events[-1]["stopReason"] == "complete"
     assert {"text", "result"} <= {event["type"] for event in events}
@@ -223,28 +228,28 @@ def test_real_endpoint_quiet_prints_exactly_the_answer(endpoint):
 
     with Client(endpoint.url) as client:
         expected = client.ask(QUESTION).answer
-    result = ask("--url", endpoint.url, "--quiet", QUESTION)
-    assert (result.exit_code, result.stdout) == (0, expected + "\n")
+    run = akb_ask("--url", endpoint.url, "--quiet", QUESTION)
+    assert (run.returncode, run.stdout) == (0, expected + "\n")
 
 
 def test_real_endpoint_throttled_past_retries_exits_3(endpoint, faults):
     faults.set(throttle_before=20)
-    result = ask("--url", endpoint.url, QUESTION)
-    assert result.exit_code == 3
-    assert "HTTP 429 throttled" in result.stderr
+    run = akb_ask("--url", endpoint.url, QUESTION)
+    assert run.returncode == 3
+    assert "HTTP 429 throttled" in run.stderr
 
 
 def test_real_endpoint_error_event_exits_4(endpoint, faults):
     faults.set(error_after_events=3, error_type="internalServerException")
-    result = ask("--url", endpoint.url, QUESTION)
-    assert result.exit_code == 4
-    assert "error upstream_" in result.stdout
+    run = akb_ask("--url", endpoint.url, QUESTION)
+    assert run.returncode == 4
+    assert "error upstream_" in run.stdout
 
 
 def test_real_endpoint_deadline_exits_5(deadline_endpoint, faults):
     faults.set(delay_ms=400)  # slower than the tenant's 1 s deadline allows the planner to finish
-    result = ask("--url", deadline_endpoint.url, "--json", QUESTION)
-    assert result.exit_code == 5, result.output
-    events = [json.loads(line) for line in result.stdout.splitlines()]
+    run = akb_ask("--url", deadline_endpoint.url, "--json", QUESTION)
+    assert run.returncode == 5, run.stdout + run.stderr
+    events = [json.loads(line) for line in run.stdout.splitlines()]
     assert events[-1]["stopReason"] == "deadline"
     assert any(event["type"] == "error" and event["code"] == "deadline" for event in events)
