@@ -8,6 +8,8 @@ import click
 
 # name -> module exposing `command`. Adding a subcommand is adding one line here.
 COMMANDS: dict[str, str] = {
+    "ingest": "client.commands.ingest",
+    "policy": "client.commands.policy",
     "validate": "client.commands.validate",
     "emulator": "client.commands.emulator",
     "local": "client.commands.local",
