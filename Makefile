@@ -36,7 +36,6 @@ test: setup  ## Run every test (unit, synth, endpoint, end-to-end against the lo
 
 lint: $(BIN)/.installed  ## ruff
 	$(BIN)/ruff check .
-	$(BIN)/ruff format --check .
 
 fmt: $(BIN)/.installed
 	$(BIN)/ruff check --fix .

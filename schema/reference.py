@@ -59,10 +59,8 @@ def _rows(model: type[BaseModel], prefix: str) -> list[str]:
     for name, field in model.model_fields.items():
         path = f"{prefix}{name}"
         description = (field.description or "").replace("\n", " ")
-        if str(field.default).startswith("<"):  # internal sentinels (e.g. guardrail) read as required
-            default = "required"
-        else:
-            default = _default(field)
+        # Internal sentinels (the guardrail's "<unset>") read as required.
+        default = "required" if str(field.default).startswith("<") else _default(field)
         rows.append(f"| `{path}` | {_type_name(field.annotation)} | {default} | {description} |")
         for nested in _models_in(field.annotation):
             nested_prefix = f"{path}[]." if get_origin(field.annotation) is list else f"{path}."

@@ -8,7 +8,6 @@ from constructs import Construct
 from schema import Environment
 from stacks.removal import removal_policy
 
-
 # schema.environment.LOG_RETENTION_DAYS -> the CDK enum (whose values are names, not day counts).
 RETENTION: dict[int, logs.RetentionDays] = {
     1: logs.RetentionDays.ONE_DAY, 3: logs.RetentionDays.THREE_DAYS, 5: logs.RetentionDays.FIVE_DAYS,

@@ -20,7 +20,7 @@ def _app_with_unlogged_bucket(tmp_path, *, acknowledged: bool) -> cdk.App:
 
 
 def test_an_unacknowledged_finding_fails_synth(tmp_path):
-    with pytest.raises(RuntimeError, match="Validation ?[Ff]ailed"):
+    with pytest.raises(RuntimeError, match=r"Validation ?[Ff]ailed"):
         _app_with_unlogged_bucket(tmp_path, acknowledged=False).synth()
 
 
