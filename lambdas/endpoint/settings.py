@@ -22,6 +22,27 @@ class Retriever:
     description: str
 
 
+MODES = ("agentic", "retrieve", "auto")
+
+
+@dataclass(frozen=True)
+class RoutingSettings:
+    """Which path a question takes (`mode`), and the thresholds of the `auto` router (docs/routing.md).
+
+    Rendered from the tenant config's `routing:` block; every field has the schema's default so an
+    older settings JSON without it still loads.
+    """
+
+    default_mode: str = "agentic"  # agentic | retrieve | auto: used when a request names no mode
+    rrf_k: int = 60
+    max_words_for_retrieve: int = 12
+    max_intents_for_retrieve: int = 1
+    max_knowledge_bases_for_retrieve: int = 5
+    comparison_to_agentic: bool = True
+    time_range_to_agentic: bool = True
+    exploratory_to_agentic: bool = True
+
+
 @dataclass(frozen=True)
 class TenantSettings:
     tenant: str
@@ -44,6 +65,7 @@ class TenantSettings:
     max_body_bytes: int = 65536
     agentic_price_per_1000_usd: float = 4.0
     retrieve_price_per_1000_usd: float = 1.0
+    routing: RoutingSettings = field(default_factory=RoutingSettings)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -53,6 +75,7 @@ class TenantSettings:
     def from_json(cls, text: str) -> TenantSettings:
         data = json.loads(text)
         data["retrievers"] = [Retriever(**item) for item in data.get("retrievers", [])]
+        data["routing"] = RoutingSettings(**data.get("routing", {}))
         return cls(**data)
 
     @classmethod
