@@ -1,0 +1,329 @@
+"""AgenticRetrieveStream behind the wire: the plan/retrieve/expand loop as a lazy stream of messages.
+
+The loop is a generator so that work happens between messages, as in the service: a consumer that
+stops reading (client gone) stops the planning too. Decisions come from planner.py, the answer
+from answer.py; this module only sequences them into trace events, response chunks and the result.
+"""
+
+from __future__ import annotations
+
+import itertools
+import re
+import time
+import uuid
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from local.emulator.answer import extract_answer, stream_pieces
+from local.emulator.eventstream import StreamMessage
+from local.emulator.index import Hit, KnowledgeBaseIndex
+from local.emulator.planner import decompose, new_entities, route, wants_full_documents
+from local.emulator.text import passages_about
+
+DEFAULT_MAX_AGENT_ITERATION = 3  # UNVERIFIED: the service's default; seed 000 suggests 3 for one KB
+DEFAULT_MAX_RESULTS = 10  # UNVERIFIED: the service's default maxNumberOfResults
+HARD_ITERATION_CAP = 20  # the emulator's own safety net; leads run out long before this
+EXPANDED_DOCUMENTS = 2
+LEAD_SOURCES_PER_RETRIEVAL = 2  # only the best hits of a retrieval are read for new leads...
+LEAD_MIN_RELATIVE_SCORE = 0.6  # ...and only those nearly as good as the best one
+RRF_K = 60
+BLOCKED_MESSAGE = "Sorry, the model cannot answer this question."
+MIME_TYPE = "text/plain"  # the model marks content.mimeType required; its value here is UNVERIFIED
+
+
+@dataclass(frozen=True)
+class Retriever:
+    index: KnowledgeBaseIndex
+    description: str
+    max_results: int
+    where: Mapping[str, Any] | None
+
+    @property
+    def kb_id(self) -> str:
+        return self.index.kb.kb_id
+
+
+def retrievers_from(body: Mapping[str, Any], indexes: Mapping[str, KnowledgeBaseIndex]) -> list[Retriever]:
+    out = []
+    for retriever in body["retrievers"]:
+        kb = retriever["configuration"]["knowledgeBase"]
+        overrides = kb.get("retrievalOverrides") or {}
+        out.append(
+            Retriever(
+                index=indexes[kb["knowledgeBaseId"]],
+                description=retriever.get("description") or "",
+                max_results=overrides.get("maxNumberOfResults", DEFAULT_MAX_RESULTS),
+                where=overrides.get("filter"),
+            )
+        )
+    return out
+
+
+def result_item(hit: Hit) -> dict[str, Any]:
+    """A result as both the trace's retrievalResponse and the final result carry it."""
+    return {
+        "content": {"text": hit.chunk.text, "mimeType": MIME_TYPE},
+        "metadata": hit.metadata,
+        "sourceRetriever": {"identifier": hit.kb.kb_id},
+    }
+
+
+def _retrieve_action(query: str, retrievers: Sequence[Retriever]) -> dict[str, Any]:
+    return {
+        "retrieve": {
+            "inputQuery": {"text": query},
+            "sourceRetrievers": [{"identifier": r.kb_id} for r in retrievers],
+        }
+    }
+
+
+class _Evidence:
+    """Everything retrieved so far, fused by reciprocal rank and deduplicated by chunk id."""
+
+    def __init__(self) -> None:
+        self._hits: dict[str, Hit] = {}
+        self._scores: dict[str, float] = {}
+
+    def add(self, ranked: Sequence[Hit]) -> None:
+        for rank, hit in enumerate(ranked):
+            key = hit.chunk.chunk_id
+            self._hits.setdefault(key, hit)
+            self._scores[key] = self._scores.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
+
+    def final(self, caps: Mapping[str, int]) -> list[Hit]:
+        """Best first; each knowledge base contributes at most its maxNumberOfResults."""
+        order = sorted(self._hits, key=lambda key: -self._scores[key])  # stable: ties keep first-seen order
+        taken: dict[str, int] = {}
+        out = []
+        for key in order:
+            hit = self._hits[key]
+            if taken.get(hit.kb.kb_id, 0) < caps.get(hit.kb.kb_id, DEFAULT_MAX_RESULTS):
+                taken[hit.kb.kb_id] = taken.get(hit.kb.kb_id, 0) + 1
+                out.append(hit)
+        return out
+
+
+class AgenticRun:
+    """One AgenticRetrieveStream request. Iterate `messages()` to run it."""
+
+    def __init__(
+        self,
+        body: Mapping[str, Any],
+        indexes: Mapping[str, KnowledgeBaseIndex],
+        fail_retrieval: Callable[[], bool] = lambda: False,
+    ) -> None:
+        self.question: str = body["messages"][-1]["content"]["text"]
+        self.retrievers = retrievers_from(body, indexes)
+        config = body["agenticRetrieveConfiguration"]
+        self.max_iterations = min(
+            config.get("maxAgentIteration", DEFAULT_MAX_AGENT_ITERATION), HARD_ITERATION_CAP
+        )
+        self.generate = body.get("generateResponse", True)
+        self.user_id = (body.get("userContext") or {}).get("userId")
+        self.guardrail = (body.get("policyConfiguration") or {}).get("bedrockGuardrailConfiguration")
+        instruction = body.get("retrievalInstructionConfiguration")
+        self.applied_instruction = (
+            {
+                k: v
+                for k, v in (
+                    ("id", instruction["retrievalInstructionId"]),
+                    ("version", instruction.get("version")),
+                )
+                if v
+            }
+            if instruction
+            else None
+        )
+        self.fail_retrieval = fail_retrieval
+        self.request_id = uuid.uuid4().hex[:12]
+        self._event_numbers = itertools.count(1)
+        self.evidence = _Evidence()
+        self.sub_queries: list[str] = []
+        self.leads: list[str] = []
+        self.planning_steps = 0
+
+    # -- trace events -------------------------------------------------------------------------
+    def _trace(self, step: str, status: str, message: str, **attributes: Any) -> StreamMessage:
+        body = {
+            "id": f"{self.request_id}:{next(self._event_numbers)}",
+            "timestamp": int(time.time() * 1000),
+            "attributes": {"step": step, "status": status, "message": message}
+            | {k: v for k, v in attributes.items() if v},
+        }
+        return StreamMessage("event", "traceEvent", body)
+
+    def _guardrail_warning(self, intervened: bool) -> list[dict[str, Any]] | None:
+        if not self.guardrail:
+            return None
+        warning = {
+            "action": "INTERVENED" if intervened else "NONE",
+            "id": self.guardrail["guardrailId"],
+            "version": self.guardrail["guardrailVersion"],
+        }
+        if intervened:
+            warning["message"] = "The input was blocked by the guardrail."
+        return [{"guardrail": warning}]
+
+    @property
+    def _intervened(self) -> bool:
+        return bool(self.guardrail) and bool(re.search(r"\bforbidden\b", self.question, re.IGNORECASE))
+
+    # -- steps --------------------------------------------------------------------------------
+    def _search(self, query: str, retrievers: Sequence[Retriever]) -> list[Hit]:
+        hits = [h for r in retrievers for h in r.index.search(query, r.max_results, self.user_id, r.where)]
+        return sorted(hits, key=lambda h: -h.score)
+
+    def _retrieval(
+        self, step: str, query: str, retrievers: Sequence[Retriever], label: str, warnings: Any = None
+    ) -> Iterator[Any]:
+        """IN_PROGRESS, then SUCCEEDED with the hits or FAILED with failures; returns the hits."""
+        action = [_retrieve_action(query, retrievers)]
+        yield self._trace(step, "IN_PROGRESS", f"Retrieving {label}", actions=action)
+        if step == "Retrieval" and self.fail_retrieval():
+            failures = [{"message": f"Retrieval failed for {label} (injected fault)"}]
+            yield self._trace(
+                step,
+                "FAILED",
+                f"Retrieval failed for {label}",
+                actions=action,
+                failures=failures,
+                warnings=warnings,
+            )
+            return []
+        hits = self._search(query, retrievers)
+        self.evidence.add(hits)
+        yield self._trace(
+            step,
+            "SUCCEEDED",
+            f"Retrieved {len(hits)} results for {label}",
+            actions=action,
+            retrievalResponse=[result_item(h) for h in hits],
+            warnings=warnings,
+        )
+        return hits
+
+    def _expansion(self, hit: Hit) -> Iterator[StreamMessage]:
+        action = [
+            {
+                "fullDocumentExpansion": {
+                    "documentId": hit.document.document_id,
+                    "sourceRetriever": {"identifier": hit.kb.kb_id},
+                }
+            }
+        ]
+        label = f"document {hit.document.document_id}"
+        yield self._trace("FullDocumentExpansion", "IN_PROGRESS", f"Reading the full {label}", actions=action)
+        index = next(r.index for r in self.retrievers if r.kb_id == hit.kb.kb_id)
+        chunks = index.document_hits(hit.document.document_id)
+        self.evidence.add(chunks)
+        yield self._trace(
+            "FullDocumentExpansion",
+            "SUCCEEDED",
+            f"Read {len(chunks)} chunks of the {label}",
+            actions=action,
+            retrievalResponse=[result_item(h) for h in chunks],
+        )
+
+    def _planning(
+        self, message: str, queries: Sequence[str], routes: Sequence[Sequence[Retriever]], final: bool
+    ) -> Iterator[StreamMessage]:
+        self.planning_steps += 1
+        n = self.planning_steps
+        yield self._trace("Planning", "IN_PROGRESS", f"Planning iteration {n} of {self.max_iterations}")
+        yield self._trace(
+            "Planning",
+            "SUCCEEDED",
+            message,
+            actions=[_retrieve_action(q, r) for q, r in zip(queries, routes, strict=True)],
+            warnings=self._guardrail_warning(False) if final else None,
+            appliedInstruction=self.applied_instruction,
+        )
+
+    def _iteration(self, queries: Sequence[str], message: str, final: bool, expand: bool) -> Iterator[Any]:
+        routes = [route(q, self.retrievers) for q in queries]
+        yield from self._planning(message, queries, routes, final)
+        read_for_leads: list[str] = []
+        expand_candidates: list[Hit] = []
+        for n, (query, targets) in enumerate(zip(queries, routes, strict=True), start=1):
+            hits = yield from self._retrieval("Retrieval", query, targets, f"sub-query {n}/{len(queries)}")
+            strong = [
+                h
+                for h in hits[:LEAD_SOURCES_PER_RETRIEVAL]
+                if h.score >= LEAD_MIN_RELATIVE_SCORE * hits[0].score
+            ]
+            read_for_leads += [line for h in strong for line in passages_about(h.chunk.text, query)]
+            expand_candidates += hits[:1]
+        if expand:
+            documents: dict[tuple[str, str], Hit] = {}
+            for hit in expand_candidates:
+                documents.setdefault((hit.kb.kb_id, hit.document.document_id), hit)
+            for hit in list(documents.values())[:EXPANDED_DOCUMENTS]:
+                yield from self._expansion(hit)
+        return read_for_leads
+
+    # -- the run ------------------------------------------------------------------------------
+    def messages(self) -> Iterator[StreamMessage]:
+        if self._intervened:
+            yield from self._blocked()
+            return
+        # With no planning step to carry it, the guardrail's verdict rides on the speculative retrieval.
+        last_step_warnings = self._guardrail_warning(False) if self.max_iterations == 0 else None
+        yield from self._retrieval(
+            "SpeculativeRetrieval",
+            self.question,
+            self.retrievers,
+            "with the original query",
+            last_step_warnings,
+        )
+        if self.max_iterations > 0:
+            yield from self._plan_and_retrieve()
+        yield from self._finish()
+
+    def _plan_and_retrieve(self) -> Iterator[StreamMessage]:
+        queries = decompose(self.question)
+        self.sub_queries += queries
+        message = f"Split the question into {len(queries)} sub-queries"
+        evidence = yield from self._iteration(
+            queries, message, final=self.max_iterations == 1, expand=wants_full_documents(self.question)
+        )
+        for iteration in range(2, self.max_iterations + 1):
+            leads = new_entities(evidence, [self.question, *self.sub_queries, *self.leads])
+            if not leads:
+                yield from self._planning(
+                    "No new leads in the evidence; it is sufficient. Stopping.", [], [], True
+                )
+                return
+            self.leads += leads
+            message = f"Following {len(leads)} new leads found in the evidence: {', '.join(leads)}"
+            evidence = yield from self._iteration(
+                leads, message, final=iteration == self.max_iterations, expand=False
+            )
+
+    def _blocked(self) -> Iterator[StreamMessage]:
+        warnings = self._guardrail_warning(True)
+        if self.max_iterations == 0:
+            yield self._trace("SpeculativeRetrieval", "IN_PROGRESS", "Checking the query")
+            yield self._trace(
+                "SpeculativeRetrieval", "SUCCEEDED", "Blocked by the guardrail", warnings=warnings
+            )
+        else:
+            self.planning_steps += 1
+            yield self._trace("Planning", "IN_PROGRESS", f"Planning iteration 1 of {self.max_iterations}")
+            yield self._trace("Planning", "SUCCEEDED", "Blocked by the guardrail", warnings=warnings)
+        result: dict[str, Any] = {"results": []}
+        if self.generate:
+            yield StreamMessage("event", "responseEvent", {"text": BLOCKED_MESSAGE})
+            result["generatedResponse"] = {"answer": BLOCKED_MESSAGE, "citations": []}
+        yield StreamMessage("event", "result", result)
+
+    def _finish(self) -> Iterator[StreamMessage]:
+        hits = self.evidence.final({r.kb_id: r.max_results for r in self.retrievers})
+        result: dict[str, Any] = {"results": [result_item(h) for h in hits]}
+        if self.generate:
+            queries = [self.question] + [f"{q} {self.question}" for q in self.sub_queries + self.leads]
+            answer = extract_answer(queries, [h.chunk.text for h in hits])
+            for piece in stream_pieces(answer.text):
+                yield StreamMessage("event", "responseEvent", {"text": piece})
+            result["generatedResponse"] = answer.to_wire()
+        yield StreamMessage("event", "result", result)

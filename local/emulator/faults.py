@@ -1,0 +1,128 @@
+"""Fault injection, so callers can test their handling of everything the real service can do to them.
+
+Counters are consumed by the requests they hit (`throttle_before: 2` fails the next two requests);
+stream faults (`error_after_events`, `drop_after_events`) apply to the next stream only; `delay_ms`
+stays until changed or reset. All of it is shared by the server's threads, hence the lock.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from local.emulator.errors import ServiceError, shape_name
+
+_COUNTERS = ("throttle_before", "error_before", "fail_retrievals")
+_OPTIONAL_COUNTS = ("error_after_events", "drop_after_events")
+KNOWN_KEYS = frozenset(
+    {"reset", "delay_ms", "error_type", "error_message", "error_before_type", *_COUNTERS, *_OPTIONAL_COUNTS}
+)
+
+
+@dataclass
+class _State:
+    delay_ms: float
+    throttle_before: int = 0
+    error_before: int = 0
+    error_before_type: str = "InternalServerException"
+    fail_retrievals: int = 0
+    error_after_events: int | None = None
+    error_type: str = "InternalServerException"
+    error_message: str | None = None
+    drop_after_events: int | None = None
+
+
+@dataclass(frozen=True)
+class StreamFaults:
+    """What the next stream should suffer, taken once by the stream that starts next."""
+
+    error_after_events: int | None
+    error: ServiceError | None
+    drop_after_events: int | None
+    delay_seconds: float
+
+
+def _count(spec: dict[str, Any], key: str) -> int:
+    value = spec[key]
+    if isinstance(value, bool) or not isinstance(value, int) or value < 0:
+        raise ValueError(f"{key} must be a non-negative integer")
+    return value
+
+
+class Faults:
+    def __init__(self, delay_ms: float) -> None:
+        self._default_delay_ms = float(delay_ms)
+        self._lock = threading.Lock()
+        self._state = _State(delay_ms=self._default_delay_ms)
+
+    def configure(self, spec: Any) -> dict[str, Any]:
+        """Applies a control-API body atomically (all or nothing) and returns the new state."""
+        if not isinstance(spec, dict):
+            raise ValueError("expected a JSON object")
+        unknown = set(spec) - KNOWN_KEYS
+        if unknown:
+            raise ValueError(f"unknown fault keys {sorted(unknown)}; known: {sorted(KNOWN_KEYS)}")
+        with self._lock:
+            state = (
+                _State(delay_ms=self._default_delay_ms)
+                if spec.get("reset")
+                else _State(**asdict(self._state))
+            )
+            for key in (*_COUNTERS, *_OPTIONAL_COUNTS):
+                if key in spec:
+                    setattr(
+                        state,
+                        key,
+                        None if spec[key] is None and key in _OPTIONAL_COUNTS else _count(spec, key),
+                    )
+            if "delay_ms" in spec:
+                delay = spec["delay_ms"]
+                if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= 60_000:
+                    raise ValueError("delay_ms must be a number between 0 and 60000")
+                state.delay_ms = float(delay)
+            for key in ("error_type", "error_before_type"):
+                if key in spec:
+                    setattr(state, key, shape_name(str(spec[key])))
+            if "error_message" in spec:
+                state.error_message = None if spec["error_message"] is None else str(spec["error_message"])
+            self._state = state
+            return asdict(state)
+
+    def snapshot(self) -> dict[str, Any]:
+        with self._lock:
+            return asdict(self._state)
+
+    def take_pre_stream_error(self) -> ServiceError | None:
+        """The error the current request must fail with before any event, if one is armed."""
+        with self._lock:
+            if self._state.throttle_before:
+                self._state.throttle_before -= 1
+                return ServiceError("ThrottlingException", "Rate exceeded (injected fault)")
+            if self._state.error_before:
+                self._state.error_before -= 1
+                code = self._state.error_before_type
+                return ServiceError(code, f"{code} (injected fault)")
+            return None
+
+    def take_stream_faults(self) -> StreamFaults:
+        with self._lock:
+            state = self._state
+            error = None
+            if state.error_after_events is not None:
+                error = ServiceError(
+                    state.error_type, state.error_message or f"{state.error_type} (injected fault)"
+                )
+            faults = StreamFaults(
+                state.error_after_events, error, state.drop_after_events, state.delay_ms / 1000
+            )
+            state.error_after_events = None
+            state.drop_after_events = None
+            return faults
+
+    def take_retrieval_failure(self) -> bool:
+        with self._lock:
+            if self._state.fail_retrievals:
+                self._state.fail_retrievals -= 1
+                return True
+            return False

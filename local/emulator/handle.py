@@ -1,0 +1,88 @@
+"""Starting and stopping the emulator from Python: what tests, `akb local` and `akb emulator` use."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from types import TracebackType
+from typing import Any
+
+from local.emulator.corpus import DEFAULT_CORPUS, load_corpus
+from local.emulator.server import EmulatorServer, EmulatorState
+
+DEFAULT_DELAY_MS = 20.0
+ENDPOINT_ENV = "AWS_ENDPOINT_URL_BEDROCK_AGENT_RUNTIME"
+
+
+class EmulatorHandle:
+    """A running emulator on 127.0.0.1. Use as a context manager or call `stop()`."""
+
+    def __init__(self, server: EmulatorServer, thread: threading.Thread) -> None:
+        self._server = server
+        self._thread = thread
+        self.port: int = server.server_address[1]
+        self.url: str = f"http://127.0.0.1:{self.port}"
+        self.knowledge_bases: dict[str, str] = {
+            kb.folder: kb.kb_id for kb in server.state.knowledge_bases.values()
+        }  # folder name -> knowledge base id
+
+    @property
+    def env(self) -> dict[str, str]:
+        """Environment that points an unmodified boto3 at this emulator."""
+        return {ENDPOINT_ENV: self.url, "AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x"}
+
+    def client(self, **config: Any) -> Any:
+        """A bedrock-agent-runtime boto3 client for this emulator; `config` goes to botocore's Config."""
+        import boto3
+        from botocore.config import Config
+
+        return boto3.client(
+            "bedrock-agent-runtime",
+            endpoint_url=self.url,
+            region_name="us-west-2",
+            aws_access_key_id="x",
+            aws_secret_access_key="x",  # noqa: S106 - the emulator does not check signatures
+            config=Config(**config) if config else None,
+        )
+
+    # In-process shortcuts for the control API (same state the HTTP endpoints read and write).
+    def set_faults(self, **spec: Any) -> dict[str, Any]:
+        return self._server.state.faults.configure(spec)
+
+    def reset(self) -> None:
+        """Clears faults (back to the start-up delay), the request journal and the stream records."""
+        self._server.state.faults.configure({"reset": True})
+        self._server.state.journal.clear_requests()
+        self._server.state.journal.clear_streams()
+
+    def requests(self) -> list[dict[str, Any]]:
+        return self._server.state.journal.requests()
+
+    def streams(self) -> list[dict[str, Any]]:
+        return self._server.state.journal.streams()
+
+    def stop(self) -> None:
+        """Stops accepting, ends open streams at their next event, and frees the port."""
+        self._server.state.stopping.set()
+        self._server.shutdown()
+        self._server.server_close()
+        self._thread.join(timeout=5)
+
+    def __enter__(self) -> EmulatorHandle:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def start_emulator(
+    port: int = 0, corpus_dir: str | Path | None = None, delay_ms: float = DEFAULT_DELAY_MS
+) -> EmulatorHandle:
+    """Loads the corpus, binds 127.0.0.1:`port` (0 picks a free port) and serves on a daemon thread."""
+    knowledge_bases = load_corpus(Path(corpus_dir) if corpus_dir else DEFAULT_CORPUS)
+    server = EmulatorServer(port, EmulatorState(knowledge_bases, delay_ms))
+    thread = threading.Thread(target=server.serve_forever, name=f"bedrock-emulator-{port}", daemon=True)
+    thread.start()
+    return EmulatorHandle(server, thread)

@@ -1,0 +1,243 @@
+"""HTTP plumbing: routes, status codes and headers as botocore expects them, and the control API.
+
+A stdlib ThreadingHTTPServer with hand-written chunked encoding: every event is one chunk written
+straight to the socket (no buffering layer to defeat), and a failed write or a readable-at-EOF
+socket tells us the client has gone.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import logging
+import re
+import select
+import socket
+import threading
+import uuid
+from collections.abc import Callable, Mapping
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+from urllib.parse import unquote, urlsplit
+
+from local.emulator.agentic import AgenticRun
+from local.emulator.corpus import KnowledgeBase
+from local.emulator.errors import ServiceError
+from local.emulator.faults import Faults
+from local.emulator.index import KnowledgeBaseIndex
+from local.emulator.journal import Journal
+from local.emulator.pump import End, pump
+from local.emulator.retrieve import run_retrieve
+from local.emulator.validation import validate_agentic, validate_retrieve
+
+log = logging.getLogger("local.emulator")
+
+MAX_BODY_BYTES = 5 * 1024 * 1024
+_RETRIEVE_PATH = re.compile(r"^/knowledgebases/([^/]+)/retrieve$")
+
+
+class EmulatorState:
+    """Everything the request handlers share: indexes, faults, the journal, the stop flag."""
+
+    def __init__(self, knowledge_bases: Mapping[str, KnowledgeBase], delay_ms: float) -> None:
+        self.knowledge_bases = dict(knowledge_bases)
+        self.indexes = {kb_id: KnowledgeBaseIndex(kb) for kb_id, kb in knowledge_bases.items()}
+        self.faults = Faults(delay_ms)
+        self.journal = Journal()
+        self.stopping = threading.Event()
+
+    def knowledge_base_list(self) -> list[dict[str, Any]]:
+        return [
+            {
+                "id": kb.kb_id,
+                "folder": kb.folder,
+                "name": kb.name,
+                "description": kb.description,
+                "document_count": len(kb.documents),
+                "chunk_count": sum(len(d.chunks) for d in kb.documents.values()),
+            }
+            for kb in self.knowledge_bases.values()
+        ]
+
+
+class _BadRequest(Exception):
+    """A control-API request the emulator cannot apply (HTTP 400, not an AWS error)."""
+
+
+class Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"  # keep-alive, and chunked transfer for the stream
+    server_version = "akb-bedrock-emulator"
+    timeout = 120  # idle keep-alive connections do not hold a thread forever
+    server: EmulatorServer
+
+    # -- plumbing -----------------------------------------------------------------------------
+    def log_message(self, format: str, *args: Any) -> None:
+        log.debug("%s - %s", self.address_string(), format % args)
+
+    @property
+    def state(self) -> EmulatorState:
+        return self.server.state
+
+    def _read_body(self) -> bytes:
+        try:
+            length = int(self.headers.get("Content-Length") or 0)
+        except ValueError:
+            length = -1
+        if length < 0 or length > MAX_BODY_BYTES:
+            self.close_connection = True
+            raise ServiceError("ValidationException", "Invalid or too large Content-Length")
+        return self.rfile.read(length) if length else b""
+
+    def _send(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
+        raw = json.dumps(body).encode("utf-8")
+        self.send_response(status)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.send_header("x-amzn-RequestId", str(uuid.uuid4()))
+        for name, value in (headers or {}).items():
+            self.send_header(name, value)
+        self.end_headers()
+        self.wfile.write(raw)
+
+    def _send_error(self, error: ServiceError) -> None:
+        """The service's error shape: status, x-amzn-ErrorType, and a JSON body with `message`."""
+        self._send(error.status, {"message": error.message}, {"x-amzn-ErrorType": error.code})
+
+    def _dispatch(self, routes: Mapping[str, Callable[[], None]]) -> None:
+        path = urlsplit(self.path).path
+        try:
+            route = routes.get(path)
+            if route is None and self.command == "POST" and _RETRIEVE_PATH.match(path):
+                route = self._retrieve
+            if route is None:
+                self._read_body()
+                self._send(
+                    404,
+                    {"message": f"No route for {self.command} {path}"},
+                    {"x-amzn-ErrorType": "UnknownOperationException"},
+                )
+                return
+            route()
+        except ServiceError as error:
+            self._send_error(error)
+        except _BadRequest as error:
+            self._send(400, {"message": str(error)})
+        except (BrokenPipeError, ConnectionResetError):
+            self.close_connection = True
+        except Exception:  # never a traceback on the wire; keep it in the server's log
+            log.exception("unhandled error serving %s %s", self.command, path)
+            self.close_connection = True
+            with contextlib.suppress(OSError):
+                self._send_error(ServiceError("InternalServerException", "Internal error in the emulator"))
+
+    def do_GET(self) -> None:
+        self._dispatch(
+            {
+                "/_emulator/requests": lambda: self._send(200, self.state.journal.requests()),
+                "/_emulator/streams": lambda: self._send(200, self.state.journal.streams()),
+                "/_emulator/knowledgebases": lambda: self._send(200, self.state.knowledge_base_list()),
+                "/_emulator/faults": lambda: self._send(200, self.state.faults.snapshot()),
+                "/_emulator/health": lambda: self._send(200, {"status": "ok"}),
+            }
+        )
+
+    def do_DELETE(self) -> None:
+        self._dispatch(
+            {"/_emulator/requests": self._clear_requests, "/_emulator/streams": self._clear_streams}
+        )
+
+    def do_POST(self) -> None:
+        self._dispatch({"/agenticRetrieveStream": self._agentic, "/_emulator/faults": self._faults})
+
+    def do_PUT(self) -> None:
+        self._dispatch({})
+
+    # -- control API --------------------------------------------------------------------------
+    def _faults(self) -> None:
+        try:
+            spec = json.loads(self._read_body() or b"{}")
+            self._send(200, self.state.faults.configure(spec))
+        except ValueError as error:  # JSONDecodeError is a ValueError too
+            raise _BadRequest(str(error)) from None
+
+    def _clear_requests(self) -> None:
+        self.state.journal.clear_requests()
+        self._send(200, {"cleared": "requests"})
+
+    def _clear_streams(self) -> None:
+        self.state.journal.clear_streams()
+        self._send(200, {"cleared": "streams"})
+
+    # -- the AWS surface ----------------------------------------------------------------------
+    def _accept(self) -> tuple[int, Any]:
+        """Reads and journals the request, then applies any armed pre-stream fault."""
+        raw = self._read_body()
+        try:
+            body: Any = json.loads(raw) if raw else {}
+        except (ValueError, UnicodeDecodeError):
+            body = raw.decode("utf-8", errors="replace")
+        seq = self.state.journal.record_request(
+            self.command, urlsplit(self.path).path, dict(self.headers), body
+        )
+        error = self.state.faults.take_pre_stream_error()
+        if error:
+            raise error
+        if isinstance(body, str):
+            raise ServiceError("ValidationException", "The request body is not valid JSON")
+        return seq, body
+
+    def _retrieve(self) -> None:
+        match = _RETRIEVE_PATH.match(urlsplit(self.path).path)
+        assert match is not None
+        kb_identifier = unquote(match.group(1))
+        _, body = self._accept()
+        validate_retrieve(body, kb_identifier, self.state.indexes)
+        self._send(200, run_retrieve(body, kb_identifier, self.state.indexes))
+
+    def _agentic(self) -> None:
+        seq, body = self._accept()
+        validate_agentic(body, self.state.indexes)
+        run = AgenticRun(body, self.state.indexes, self.state.faults.take_retrieval_failure)
+        faults = self.state.faults.take_stream_faults()
+        record = self.state.journal.open_stream(seq)
+        self.send_response(200)
+        self.send_header("Content-Type", "application/vnd.amazon.eventstream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("x-amzn-RequestId", run.request_id)
+        self.end_headers()
+        end = pump(
+            run.messages(), faults, record, self._write_chunk, self._client_gone, self.state.stopping.is_set
+        )
+        if end is End.COMPLETED:
+            try:
+                self.wfile.write(b"0\r\n\r\n")
+                return
+            except OSError:
+                record.closed_by_client = True
+                record.outcome = "client_closed"
+        self._hang_up()
+
+    def _write_chunk(self, data: bytes) -> None:
+        self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data))
+
+    def _client_gone(self) -> bool:
+        """Mid-response the client sends nothing, so a readable socket means EOF or a reset."""
+        try:
+            readable, _, _ = select.select([self.connection], [], [], 0)
+            return bool(readable) and self.connection.recv(1, socket.MSG_PEEK) == b""
+        except OSError:
+            return True
+
+    def _hang_up(self) -> None:
+        self.close_connection = True
+        with contextlib.suppress(OSError):
+            self.connection.shutdown(socket.SHUT_RDWR)
+
+
+class EmulatorServer(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+
+    def __init__(self, port: int, state: EmulatorState) -> None:
+        self.state = state
+        super().__init__(("127.0.0.1", port), Handler)
