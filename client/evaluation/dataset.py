@@ -5,8 +5,12 @@ Labels name documents (a path relative to the knowledge base, prefixed with its 
 changes chunk ids and counts, and would silently invalidate the labels (seed 004).
 
     {"id": "billing-1", "question": "...", "type": "single", "hops": 1,
-     "documents": ["docs/billing.md"], "spans": ["refunds within 30 days"],
+     "documents": ["docs/billing.md", ["docs/plans.md", "docs/pricing.md"]],
+     "spans": ["refunds within 30 days"],
      "answer": "optional reference answer", "knowledge_bases": ["docs"]}
+
+A `documents` entry that is a list is one gold item with acceptable alternatives: any of them
+satisfies it (the same fact stated in two documents).
 
 Every problem is reported with its line and field, all at once, so a dataset is fixed in one pass.
 """
@@ -38,7 +42,7 @@ class EvalItem:
     question: str
     type: str
     hops: int
-    documents: tuple[str, ...] = ()
+    documents: tuple[str | tuple[str, ...], ...] = ()
     spans: tuple[str, ...] = ()
     answer: str | None = None
     knowledge_bases: tuple[str, ...] = ()
@@ -70,6 +74,26 @@ def _string_list(value: Any, field: str, problems: list[str]) -> tuple[str, ...]
     return tuple(v.strip() for v in value)
 
 
+def _documents(value: Any, problems: list[str]) -> tuple[str | tuple[str, ...], ...]:
+    if value is None:
+        return ()
+
+    def valid(entry: Any) -> bool:
+        if isinstance(entry, str):
+            return bool(entry.strip())
+        return isinstance(entry, list) and bool(entry) and all(isinstance(e, str) and e.strip() for e in entry)
+
+    if not isinstance(value, list) or not all(valid(entry) for entry in value):
+        problems.append(
+            "documents: must be a list of document paths; an entry may be a list of alternatives (any one counts)"
+        )
+        return ()
+    entries = tuple(e.strip() if isinstance(e, str) else tuple(x.strip() for x in e) for e in value)
+    if len(set(entries)) != len(entries):
+        problems.append("documents: lists an entry twice")
+    return entries
+
+
 def parse_item(data: Any, line: int) -> tuple[EvalItem | None, list[str]]:
     """One line's item, or the problems with it (each prefixed with its field)."""
     if not isinstance(data, dict):
@@ -86,7 +110,7 @@ def parse_item(data: Any, line: int) -> tuple[EvalItem | None, list[str]]:
     kind = data.get("type")
     if kind not in TYPES:
         problems.append(f"type: must be one of {', '.join(TYPES)}, got {json.dumps(kind)}")
-    documents = _string_list(data.get("documents"), "documents", problems)
+    documents = _documents(data.get("documents"), problems)
     spans = _string_list(data.get("spans"), "spans", problems)
     knowledge_bases = _string_list(data.get("knowledge_bases"), "knowledge_bases", problems)
     item_id = data.get("id", f"line-{line}")

@@ -106,8 +106,12 @@ def span_matches(span: str, document: RankedDocument) -> bool:
     return _normalize(span) in _normalize(document.text)
 
 
-def judge(documents: Sequence[str], spans: Sequence[str], ranking: Sequence[RankedDocument]) -> Judged:
-    checks = [lambda d, g=g: document_matches(g, d) for g in documents]
+def judge(
+    documents: Sequence[str | Sequence[str]], spans: Sequence[str], ranking: Sequence[RankedDocument]
+) -> Judged:
+    """Gold documents (an entry may be a list of acceptable alternatives) and spans against a ranking."""
+    alternatives = [(g,) if isinstance(g, str) else tuple(g) for g in documents]
+    checks = [lambda d, alts=alts: any(document_matches(a, d) for a in alts) for alts in alternatives]
     checks += [lambda d, s=s: span_matches(s, d) for s in spans]
     satisfied = [[check(document) for check in checks] for document in ranking]
     gold_ranks = tuple(

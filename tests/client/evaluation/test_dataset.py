@@ -40,6 +40,13 @@ def test_a_valid_dataset_parses_with_defaults():
     assert items[2].hops == 0 and not items[2].answerable
 
 
+def test_a_documents_entry_may_list_acceptable_alternatives():
+    item = parse_lines([good(documents=["docs/a.md", ["docs/b.md", "tickets/b.md"]])])[0]
+    assert item.documents == ("docs/a.md", ("docs/b.md", "tickets/b.md"))
+    assert item.gold_count == 2
+    assert "alternatives" in problems_of(good(documents=["docs/a.md", []]))[0]
+
+
 def test_invalid_json_names_the_line():
     assert problems_of(good(), "{not json") == ["set.jsonl:2: not valid JSON (Expecting property name enclosed "
                                                 "in double quotes at column 2)"]
@@ -61,7 +68,8 @@ def test_every_problem_is_reported_with_line_and_field():
     assert problems == [
         'set.jsonl:1: type: must be one of single, multi-hop, comparison, unanswerable, got "multihop"',
         "set.jsonl:2: question: required, a non-empty string",
-        "set.jsonl:3: documents: must be a list of non-empty strings",
+        "set.jsonl:3: documents: must be a list of document paths; an entry may be a list of alternatives (any "
+        "one counts)",
         "set.jsonl:3: documents: an answerable question needs gold evidence (documents or spans)",
         "set.jsonl:4: documents: an unanswerable question has no gold evidence; remove documents and spans",
         "set.jsonl:5: documents: an answerable question needs gold evidence (documents or spans)",

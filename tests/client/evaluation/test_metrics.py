@@ -59,6 +59,13 @@ def test_spans_match_returned_text_ignoring_case_and_whitespace():
     assert recall_at(judged, 1) == 0.5
 
 
+def test_a_gold_item_with_alternatives_is_found_by_any_of_them():
+    judged = judge(["A", ["C", "Y"]], [], SEED_RANKING)  # Y (rank 4) stands in for C
+    assert judged.gold_ranks == (1, 4)
+    assert recall_at(judged, 3) == 0.5 and recall_at(judged, 5) == 1.0
+    assert complete_at(judged, 5) == 1.0
+
+
 def test_bad_k_and_missing_gold_are_errors():
     judged = judge([], [], SEED_RANKING)
     with pytest.raises(ValueError, match="undefined without gold"):
