@@ -8,6 +8,7 @@ import click
 
 # name -> module exposing `command`. Adding a subcommand is adding one line here.
 COMMANDS: dict[str, str] = {
+    "eval": "client.commands.eval",
     "validate": "client.commands.validate",
 }
 
