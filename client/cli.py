@@ -9,6 +9,8 @@ import click
 # name -> module exposing `command`. Adding a subcommand is adding one line here.
 COMMANDS: dict[str, str] = {
     "eval": "client.commands.eval",
+    "ingest": "client.commands.ingest",
+    "policy": "client.commands.policy",
     "validate": "client.commands.validate",
 }
 

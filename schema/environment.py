@@ -6,6 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
+from schema.alarms import DEFAULT_BEDROCK_QUOTA_PER_MINUTE, Alarms
 from schema.common import AccountId, Arn, Name, Region, StrictModel, unique
 
 # CloudWatch Logs accepts only these retention periods (AWS::Logs::LogGroup RetentionInDays).
@@ -21,12 +22,6 @@ def _retention(value: int) -> int:
             f"{value} is not a CloudWatch Logs retention period; allowed: "
             + ", ".join(str(days) for days in LOG_RETENTION_DAYS)
         )
-    return value
-
-
-def _email(value: str) -> str:
-    if "@" not in value or value.startswith("@") or value.endswith("@") or " " in value:
-        raise ValueError(f"'{value}' is not an e-mail address")
     return value
 
 
@@ -114,14 +109,6 @@ class EndpointSettings(StrictModel):
         return self.deadline_seconds or self.timeout_seconds - 10
 
 
-class Alarms(StrictModel):
-    """Who is told when an alarm fires."""
-
-    emails: list[Annotated[str, AfterValidator(_email)]] = Field(
-        default_factory=list, description="E-mail subscriptions of the environment's alarm topic."
-    )
-
-
 class Pricing(StrictModel):
     """Prices behind the endpoint's EstimatedCostUSD metric (seed 000, us-east-1 list prices)."""
 
@@ -148,7 +135,7 @@ class Environment(StrictModel):
     endpoint: EndpointSettings = Field(
         default_factory=EndpointSettings, description="Endpoint function settings."
     )
-    alarms: Alarms = Field(default_factory=Alarms, description="Alarm notifications.")
+    alarms: Alarms = Field(default_factory=Alarms, description="Alarm notifications, periods and thresholds.")
     log_retention_days: Annotated[int, AfterValidator(_retention)] = Field(
         30, description="Retention of the endpoint's log group."
     )
@@ -156,6 +143,13 @@ class Environment(StrictModel):
         "retain", description="What `cdk destroy` does to buckets, logs and knowledge bases."
     )
     pricing: Pricing = Field(default_factory=Pricing, description="Cost estimate inputs.")
+    bedrock_quota_per_minute: int = Field(
+        DEFAULT_BEDROCK_QUOTA_PER_MINUTE,
+        ge=1,
+        le=1_000_000,
+        description="The account's AgenticRetrieveStream quota (requests per minute; default 300, "
+        "adjustable in Service Quotas): the environment dashboard and the quota alarm compare against it.",
+    )
 
 
 __all__ = ["LOG_RETENTION_DAYS", "Environment", "Name"]

@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BeforeValidator, Field
+from pydantic import BeforeValidator, Field, model_validator
 
 from schema.common import NonBlank, StrictModel
 
@@ -37,11 +37,19 @@ class ContentFilter(StrictModel):
     input_action: Action = "BLOCK"
     output_action: Action = "BLOCK"
 
+    @model_validator(mode="after")
+    def _prompt_attack_screens_input_only(self) -> ContentFilter:
+        if self.type == "PROMPT_ATTACK" and self.output_strength != "NONE":
+            raise ValueError(
+                "PROMPT_ATTACK screens input only: the Guardrails API requires output_strength: NONE"
+            )
+        return self
+
 
 class DeniedTopic(StrictModel):
-    name: Annotated[str, Field(min_length=1, max_length=100)]
+    name: Annotated[str, Field(min_length=1, max_length=100, pattern=r"^[0-9a-zA-Z-_ !?.]+$")]
     definition: Annotated[str, Field(min_length=1, max_length=1000)]
-    examples: list[str] = Field(default_factory=list, max_length=5)
+    examples: list[Annotated[str, Field(min_length=1, max_length=100)]] = Field(default_factory=list, max_length=5)
     input_action: Action = "BLOCK"
     output_action: Action = "BLOCK"
 

@@ -134,4 +134,6 @@ class KnowledgeBase(StrictModel):
     @field_validator("kms_key_arn")
     @classmethod
     def _is_key(cls, value: str | None) -> str | None:
-        return value and require_arn_service(value, ("kms",), "a KMS key ARN")
+        if value and ":key/" not in require_arn_service(value, ("kms",), "a KMS key ARN"):
+            raise ValueError(f"'{value}' is not a KMS key ARN (arn:...:kms:<region>:<account>:key/<id>); aliases are not accepted")
+        return value

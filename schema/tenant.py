@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
+from schema.alarms import TenantAlarms
 from schema.common import IAM_PRINCIPAL_PATTERN, NonBlank, StrictModel, unique
 from schema.guardrail import Guardrail
 from schema.knowledge import KnowledgeBase
@@ -139,6 +140,9 @@ class Tenant(StrictModel):
     )
     reserved_concurrency: int | None = Field(
         None, ge=1, le=1000, description="Reserved concurrency of the endpoint function; default none."
+    )
+    alarms: TenantAlarms | None = Field(
+        None, description="Overrides of the environment's alarm thresholds; unset fields use the environment's."
     )
 
     @model_validator(mode="after")

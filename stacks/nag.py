@@ -23,3 +23,21 @@ def acknowledge(construct: IConstruct, rule: str, reason: str, *, finding: str |
     # cdk-nag v3 names findings `AwsSolutions::AwsSolutions-<rule>[<finding>]` in its report.
     rule_id = f"AwsSolutions::AwsSolutions-{rule}" + (f"[{finding}]" if finding else "")
     cdk.Validations.of(construct).acknowledge(cdk.Acknowledgment(id=rule_id, reason=reason))
+
+
+def finding_text(scope: IConstruct, value: str) -> str:
+    """How cdk-nag prints a (possibly tokenized) value in a finding: `arn:<AWS::Partition>:...:<LogGroupF00>:*`."""
+    return _render(cdk.Stack.of(scope).resolve(value))
+
+
+def _render(resolved: object) -> str:
+    if isinstance(resolved, str):
+        return resolved
+    if isinstance(resolved, dict) and "Fn::Join" in resolved:
+        separator, parts = resolved["Fn::Join"]
+        return separator.join(_render(part) for part in parts)
+    if isinstance(resolved, dict) and "Ref" in resolved:
+        return f"<{resolved['Ref']}>"
+    if isinstance(resolved, dict) and "Fn::GetAtt" in resolved:
+        return f"<{'.'.join(resolved['Fn::GetAtt'])}>"
+    raise ValueError(f"cannot render {resolved!r} the way cdk-nag names findings")

@@ -19,3 +19,56 @@ def resource_prefix(env_name: str, tenant: str | None = None) -> str:
 def parameter_name(env_name: str, tenant: str, key: str) -> str:
     """`/akb/<env>/<tenant>/<key>`: where `akb` commands find a deployed tenant's resources."""
     return f"/akb/{env_name}/{tenant}/{key}"
+
+
+def endpoint_function_name(env_name: str, tenant: str) -> str:
+    return f"{resource_prefix(env_name, tenant)}-endpoint"
+
+
+def endpoint_log_group_name(env_name: str, tenant: str) -> str:
+    """Lambda's default log group name for the function, so the console's "View logs" finds it."""
+    return f"/aws/lambda/{endpoint_function_name(env_name, tenant)}"
+
+
+def invoke_policy_name(env_name: str, tenant: str) -> str:
+    return f"{resource_prefix(env_name, tenant)}-invoke"
+
+
+def bounded_name(name: str, max_length: int) -> str:
+    """`name` if it fits, else its head plus a short hash (stable, still unique per input).
+
+    Bedrock resource names allow no run of two separators (`^([0-9a-zA-Z][_-]?){1,100}$`), so
+    repeated hyphens collapse first.
+    """
+    import hashlib
+    import re
+
+    name = re.sub(r"-{2,}", "-", name)
+    if len(name) <= max_length:
+        return name
+    digest = hashlib.sha256(name.encode()).hexdigest()[:8]
+    return f"{name[: max_length - 9].rstrip('-')}-{digest}"
+
+
+# Keys under /akb/<env>/<tenant>/ that the tenant stack publishes and `akb` commands read.
+DOCUMENTS_BUCKET_KEY = "documents-bucket"
+GUARDRAIL_ID_KEY = "guardrail/id"
+GUARDRAIL_ARN_KEY = "guardrail/arn"
+GUARDRAIL_VERSION_KEY = "guardrail/version"
+INSTRUCTION_ID_KEY = "instruction/id"
+INSTRUCTION_ARN_KEY = "instruction/arn"
+
+
+def knowledge_base_key(alias: str, field: str) -> str:
+    """`kb/<alias>/<field>` (field: id | arn)."""
+    return f"kb/{alias}/{field}"
+
+
+def data_source_key(alias: str, index: int, field: str) -> str:
+    """`kb/<alias>/data-source/<index>/<field>` (field: id | bucket | prefix); index = position in `sources`."""
+    return f"kb/{alias}/data-source/{index}/{field}"
+
+
+def query_folder(env_name: str, tenant: str) -> str:
+    """`akb/dev/acme`: the Logs Insights folder of a tenant's saved queries."""
+    return f"akb/{env_name}/{tenant}"

@@ -6,7 +6,12 @@ import aws_cdk as cdk
 from constructs import Construct
 
 from schema import Project
+from schema.alarms import account_thresholds
 from stacks.alarm_topic import AlarmTopic
+from stacks.alarms import BedrockAccountAlarms
+from stacks.environment_dashboard import EnvironmentDashboard
+from stacks.naming import resource_prefix
+from stacks.observability import RUNBOOK
 from stacks.removal import removal_policy
 
 
@@ -16,4 +21,21 @@ class PlatformStack(cdk.Stack):
         environment = project.environment
         self.alarms = AlarmTopic(
             self, "Alarms", emails=environment.alarms.emails, removal_policy=removal_policy(environment)
+        )
+        prefix = resource_prefix(project.env_name)
+        thresholds = account_thresholds(environment, project.tenants.values())
+        self.bedrock_alarms = BedrockAccountAlarms(
+            self, "BedrockAlarms", name_prefix=prefix, thresholds=thresholds, topic=self.alarms.topic,
+            runbook_url=RUNBOOK,
+        )
+        self.dashboard = EnvironmentDashboard(
+            self,
+            "Dashboard",
+            dashboard_name=prefix,
+            tenants=list(project.tenants),
+            thresholds=thresholds,
+            tenant_dashboard_names={
+                tenant: resource_prefix(project.env_name, tenant) for tenant in project.tenants
+            },
+            alarms=list(self.bedrock_alarms.alarms.values()),
         )

@@ -9,9 +9,19 @@ import aws_cdk as cdk
 from constructs import Construct
 
 from schema import Project, Tenant
+from schema.alarms import tenant_thresholds
+from schema.knowledge import S3Source
+from stacks.document_bucket import DocumentBucket
+from stacks.guardrail import Guardrail
+from stacks.knowledge_base import KnowledgeBase
+from stacks.knowledge_outputs import publish_knowledge
 from stacks.log_group import log_group
-from stacks.naming import resource_prefix
+from stacks.naming import bounded_name, endpoint_log_group_name, query_folder, resource_prefix
+from stacks.observability import TenantObservability
 from stacks.platform_stack import PlatformStack
+from stacks.removal import removal_policy
+from stacks.retrieval_instruction import RetrievalInstruction
+from stacks.streaming_endpoint import StreamingEndpoint
 
 
 class TenantStack(cdk.Stack):
@@ -33,7 +43,95 @@ class TenantStack(cdk.Stack):
         cdk.Tags.of(self).add("akb:tenant", tenant_name)
 
         prefix = resource_prefix(project.env_name, tenant_name)
+        removal = removal_policy(project.environment)
         # The endpoint's log group, created up front so its retention is ours, not Lambda's default.
         self.endpoint_log_group = log_group(
-            self, "EndpointLogs", environment=project.environment, name=f"/aws/lambda/{prefix}-endpoint"
+            self, "EndpointLogs", environment=project.environment,
+            name=endpoint_log_group_name(project.env_name, tenant_name),
         )
+
+        # Knowledge: document bucket (only when an s3 source reads it), knowledge bases, guardrail,
+        # retrieval instruction, and their identifiers as outputs + SSM parameters.
+        self.documents_bucket = (
+            DocumentBucket(self, "Documents", removal_policy=removal) if _reads_document_bucket(self.tenant) else None
+        )
+        self.knowledge_bases: dict[str, KnowledgeBase] = {
+            kb.alias: KnowledgeBase(
+                self,
+                f"KnowledgeBase-{kb.alias}",
+                config=kb,
+                name=bounded_name(f"{prefix}-{kb.alias}", 100),
+                documents=self.documents_bucket,
+                removal_policy=removal,
+            )
+            for kb in self.tenant.knowledge_bases
+        }
+        self.guardrail = (
+            Guardrail(
+                self,
+                "Guardrail",
+                config=self.tenant.guardrail,
+                name=bounded_name(f"{prefix}-guardrail", 50),
+                tenant=tenant_name,
+                removal_policy=removal,
+            )
+            if self.tenant.guardrail
+            else None
+        )
+        self.retrieval_instruction = (
+            RetrievalInstruction(
+                self,
+                "RetrievalInstruction",
+                config=self.tenant.retrieval.instruction,
+                name=bounded_name(f"{prefix}-instruction", 100),
+                description=f"Retrieval instruction of {tenant_name} ({project.env_name})",
+                tags={"akb:environment": project.env_name, "akb:tenant": tenant_name},
+                removal_policy=removal,
+            )
+            if self.tenant.retrieval.instruction
+            else None
+        )
+        publish_knowledge(
+            self,
+            env_name=project.env_name,
+            tenant=tenant_name,
+            documents=self.documents_bucket,
+            knowledge_bases=self.knowledge_bases,
+            guardrail=self.guardrail,
+            instruction=self.retrieval_instruction,
+        )
+
+        # The endpoint, below the knowledge it serves: its role reaches these resources and no others.
+        self.endpoint = StreamingEndpoint(
+            self,
+            "Endpoint",
+            project=project,
+            tenant_name=tenant_name,
+            knowledge_bases=[kb.ref for kb in self.knowledge_bases.values()],
+            guardrail=self.guardrail.ref if self.guardrail else None,
+            retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
+            log_group=self.endpoint_log_group,
+        )
+
+        # Monitoring: dashboard, alarms (+ a composite that pages the environment's topic) and saved
+        # log queries. It reads the function's metrics and the tenant's EMF metrics (metric_names.py).
+        self.observability = TenantObservability(
+            self,
+            "Observability",
+            function=self.endpoint.function,
+            log_group=self.endpoint_log_group,
+            tenant=tenant_name,
+            name=prefix,
+            thresholds=tenant_thresholds(project.environment, self.tenant),
+            topic=platform.alarms.topic,
+            reserved_concurrency=self.tenant.reserved_concurrency,
+            query_folder=query_folder(project.env_name, tenant_name),
+        )
+
+
+def _reads_document_bucket(tenant: Tenant) -> bool:
+    return any(
+        isinstance(source, S3Source) and source.bucket_arn is None
+        for kb in tenant.knowledge_bases
+        for source in kb.sources
+    )

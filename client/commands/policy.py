@@ -1,0 +1,79 @@
+"""`akb policy`: the IAM a tenant gets, as JSON for a security review, without synthesizing.
+
+Built by the same pure functions the stacks attach (policies/), fed with what config already knows
+(partition, region, account, names from stacks/naming.py) and named placeholders for what exists
+only after deploy: `<kb:docs:id>`, `<guardrail:id>`, `<account>` for an environment-agnostic config.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import click
+
+from client.options import config_option, env_option, load_or_exit
+
+
+def partition_for(region: str) -> str:
+    if region.startswith("cn-"):
+        return "aws-cn"
+    if region.startswith("us-gov-"):
+        return "aws-us-gov"
+    return "aws"
+
+
+def review(project, tenant_name: str) -> dict:
+    """The execution role, the invoker policy and the URL permissions of one tenant, as dicts."""
+    from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
+    from policies.invoker import invoker_policy, url_permissions
+    from stacks.naming import endpoint_function_name, endpoint_log_group_name, invoke_policy_name
+
+    environment = project.environment
+    tenant = project.tenants[tenant_name]
+    partition, region = partition_for(environment.region), environment.region
+    account = environment.account or "<account>"
+
+    def arn(service: str, resource: str) -> str:
+        return f"arn:{partition}:{service}:{region}:{account}:{resource}"
+
+    function_arn = arn("lambda", f"function:{endpoint_function_name(project.env_name, tenant_name)}")
+    role_policy = endpoint_role_policy(inputs_for(
+        environment,
+        tenant,
+        knowledge_base_arns=[arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases],
+        log_group_arn=arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}"),
+        guardrail_arn=arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None,
+    ))
+    sids = {statement["Sid"] for statement in role_policy["Statement"]}
+    return {
+        "environment": project.env_name,
+        "tenant": tenant_name,
+        "endpoint_execution_role": role_policy,
+        "why_wildcards": {sid: reason for sid, reason in WILDCARD_REASONS.items() if sid in sids},
+        "invoker_managed_policy": {
+            "name": invoke_policy_name(project.env_name, tenant_name),
+            "document": invoker_policy(function_arn),
+        },
+        "function_url": {"auth_type": "AWS_IAM", "invoke_mode": "RESPONSE_STREAM"},
+        "function_url_permissions": [
+            {key: value for key, value in vars(permission).items() if value is not None}
+            for invoker in tenant.invokers
+            for permission in url_permissions(invoker.arn)
+        ],
+    }
+
+
+@click.command()
+@env_option
+@config_option
+@click.option("--tenant", "tenant_name", required=True, help="Tenant: config/tenants/<tenant>.yaml.")
+def command(env_name: str, config_dir: Path, tenant_name: str) -> None:
+    """Print a tenant's IAM policies (execution role, invoker policy, URL permissions) as JSON."""
+    project = load_or_exit(config_dir, env_name)
+    if tenant_name not in project.tenants:
+        click.echo(
+            f"tenant '{tenant_name}' is not deployed in {env_name}; tenants: {', '.join(project.tenants)}", err=True
+        )
+        raise SystemExit(1)
+    click.echo(json.dumps(review(project, tenant_name), indent=2))

@@ -1,0 +1,40 @@
+"""Field names of the endpoint's structured log records: what the service writes, what saved queries read.
+
+The service logs with Powertools Logger (one JSON object per line); keys passed with `extra=` or
+`append_keys` land at the top level of the record, which is how CloudWatch Logs Insights finds
+them. The saved queries (stacks/log_queries.py) are built from these constants, so a renamed key
+changes both sides at once.
+
+Records the queries rely on:
+- every record of a request carries CORRELATION_ID (the request id, also sent in the `done` event)
+  and TENANT; the first one (EVENT = "request") also carries CALLER;
+- one record per planner step (EVENT = "trace") with STEP and, for Retrieval steps, SUB_QUERY
+  (one sub-query text per record: Logs Insights can count strings, not list members) — Planning
+  records may carry the whole list in SUB_QUERIES;
+- one record when a request fails (EVENT = "error") with ERROR_CODE;
+- one record when a request ends (EVENT = "done") with DURATION_MS, TIME_TO_FIRST_EVENT_MS,
+  ITERATIONS and STOP_REASON.
+"""
+
+from __future__ import annotations
+
+CORRELATION_ID = "correlation_id"  # Powertools Logger's own key for `logger.set_correlation_id()`
+TENANT = "tenant"
+CALLER = "caller"  # the verified IAM principal ARN, never a value from the request body
+EVENT = "event"  # one of the EVENT_* values below
+STEP = "step"  # the Bedrock trace step: Planning, Retrieval, SpeculativeRetrieval, ...
+STATUS = "status"  # IN_PROGRESS | SUCCEEDED | FAILED
+SUB_QUERY = "sub_query"
+SUB_QUERIES = "sub_queries"
+DURATION_MS = "duration_ms"
+TIME_TO_FIRST_EVENT_MS = "time_to_first_event_ms"
+ITERATIONS = "iterations"
+STOP_REASON = "stop_reason"  # events.STOP_REASONS
+ERROR_CODE = "error_code"
+MESSAGE = "message"  # Powertools Logger's own key
+
+EVENT_REQUEST = "request"
+EVENT_TRACE = "trace"
+EVENT_ERROR = "error"
+EVENT_DONE = "done"
+EVENTS = (EVENT_REQUEST, EVENT_TRACE, EVENT_ERROR, EVENT_DONE)

@@ -1,0 +1,175 @@
+"""A knowledge base's data source: a managed connector (`MANAGED_KNOWLEDGE_BASE_CONNECTOR`).
+
+`ConnectorParameters` is free-form JSON in the API's camelCase (not CloudFormation's PascalCase).
+The shapes built here and where each came from are listed in docs/data-sources.md.
+https://docs.aws.amazon.com/bedrock/latest/userguide/kb-managed.html
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from aws_cdk import RemovalPolicy
+from aws_cdk import aws_bedrock as bedrock
+from constructs import Construct
+
+from schema.knowledge import ConnectorSource, S3Source, Source, SyncSchedule, WebSource
+
+CONNECTOR_TYPE = "MANAGED_KNOWLEDGE_BASE_CONNECTOR"
+# `connector_type` in config -> `type` in ConnectorParameters. GOOGLEDRIVE is how the public
+# aws-samples managed-KB code spells it; the others are the config names unchanged.
+CONNECTOR_PARAMETER_TYPES = {"GOOGLE_DRIVE": "GOOGLEDRIVE"}
+# Web crawl scope in config -> crawlConfiguration.syncScope. SUB_DOMAINS is in the public sample;
+# HOST_ONLY is UNVERIFIED; DEFAULT (same host and path) leaves the field to the service default.
+WEB_SYNC_SCOPES = {"SUBDOMAINS": "SUB_DOMAINS", "HOST_ONLY": "HOST_ONLY", "DEFAULT": None}
+
+
+class DataSourceConfigError(ValueError):
+    """A source that the schema accepted but that cannot become a valid data source."""
+
+
+def s3_connector_parameters(*, bucket_name: str, bucket_owner_account: str, prefix: str) -> dict[str, Any]:
+    return {
+        "type": "S3",
+        "version": "1",
+        "connectionConfiguration": {"bucketName": bucket_name, "bucketOwnerAccountId": bucket_owner_account},
+        "filterConfiguration": {"inclusionPrefixes": [prefix]},
+    }
+
+
+def web_connector_parameters(source: WebSource) -> dict[str, Any]:
+    crawl: dict[str, Any] = {"maxCrawledUrlsPerMinute": source.rate_limit}
+    if WEB_SYNC_SCOPES[source.scope]:
+        crawl["syncScope"] = WEB_SYNC_SCOPES[source.scope]
+    parameters: dict[str, Any] = {
+        "type": "WEB",
+        "version": "1",
+        "connectionConfiguration": {"seedUrls": list(source.seed_urls), "authType": "NO_AUTH"},
+        "crawlConfiguration": crawl,
+    }
+    filters = {
+        key: list(values)
+        for key, values in (("inclusionPatterns", source.inclusion_filters), ("exclusionPatterns", source.exclusion_filters))
+        if values
+    }
+    if filters:
+        parameters["filterConfiguration"] = filters  # key names UNVERIFIED (docs/data-sources.md)
+    return parameters
+
+
+def connector_parameters(source: ConnectorSource, where: str) -> dict[str, Any]:
+    """The configured parameters, completed with `type`, `version` and the credentials secret.
+
+    The secret is named once (`secret_arn`, which also scopes the role's GetSecretValue), so a
+    different `connectionConfiguration.secretArn` in the parameters is an error, not a silent pick.
+    """
+    parameters = dict(source.parameters)
+    expected_type = CONNECTOR_PARAMETER_TYPES.get(source.connector_type, source.connector_type)
+    given_type = parameters.setdefault("type", expected_type)
+    if given_type not in (expected_type, source.connector_type):
+        raise DataSourceConfigError(
+            f"{where}: parameters.type is '{given_type}' but connector_type is {source.connector_type}; "
+            f"remove parameters.type or set it to {expected_type}"
+        )
+    parameters.setdefault("version", "1")
+    if source.secret_arn:
+        connection = dict(parameters.get("connectionConfiguration") or {})
+        given_secret = connection.setdefault("secretArn", source.secret_arn)
+        if given_secret != source.secret_arn:
+            raise DataSourceConfigError(
+                f"{where}: parameters.connectionConfiguration.secretArn differs from secret_arn; "
+                "name the secret once, in secret_arn"
+            )
+        parameters["connectionConfiguration"] = connection
+    return parameters
+
+
+def sync_schedule(schedule: SyncSchedule | None) -> bedrock.CfnDataSource.SyncScheduleProperty | None:
+    """Config `{every, day}` -> CloudFormation's SyncSchedule (exactly one frequency key)."""
+    if schedule is None:
+        return None
+    if schedule.every == "daily":
+        return bedrock.CfnDataSource.SyncScheduleProperty(daily={})
+    if schedule.every == "weekly":
+        return bedrock.CfnDataSource.SyncScheduleProperty(
+            weekly=bedrock.CfnDataSource.WeeklyScheduleProperty(day_of_week=str(schedule.day).upper())
+        )
+    day = (
+        bedrock.CfnDataSource.DayOfMonthProperty(last_day_of_month={})
+        if schedule.day == "last"
+        else bedrock.CfnDataSource.DayOfMonthProperty(day_number=int(schedule.day))
+    )
+    return bedrock.CfnDataSource.SyncScheduleProperty(
+        monthly=bedrock.CfnDataSource.MonthlyScheduleProperty(day_of_month=day)
+    )
+
+
+def deletion_protection(threshold: int | None) -> bedrock.CfnDataSource.DeletionProtectionConfigurationProperty | None:
+    """A threshold turns deletion protection on; none leaves the service default."""
+    if threshold is None:
+        return None
+    return bedrock.CfnDataSource.DeletionProtectionConfigurationProperty(
+        deletion_protection_status="ENABLED", deletion_protection_threshold=threshold
+    )
+
+
+class DataSource(Construct):
+    """One `AWS::Bedrock::DataSource` of a managed knowledge base.
+
+    :param knowledge_base_id: the knowledge base it feeds.
+    :param name: the data source's name (1-100 of `[0-9a-zA-Z_-]`, no doubled separators).
+    :param source: the validated config entry (`s3`, `web` or `connector`).
+    :param bucket_name: for `s3`: the bucket the source reads (the tenant's document bucket when
+        the entry names no `bucket_arn`). Ignored otherwise.
+    :param account: owner of that bucket (`bucketOwnerAccountId`); buckets of other accounts are
+        not supported.
+    :param removal_policy: the environment's removal policy.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        knowledge_base_id: str,
+        name: str,
+        source: Source,
+        bucket_name: str | None,
+        account: str,
+        removal_policy: RemovalPolicy,
+    ):
+        super().__init__(scope, construct_id)
+        self.source = source
+        self.bucket_name = bucket_name if isinstance(source, S3Source) else None
+        self.prefix = source.prefix if isinstance(source, S3Source) else None
+        self.connector_parameters = self._parameters(source, account)
+        self.resource = bedrock.CfnDataSource(
+            self,
+            "Resource",
+            knowledge_base_id=knowledge_base_id,
+            name=name,
+            data_source_configuration=bedrock.CfnDataSource.DataSourceConfigurationProperty(
+                type=CONNECTOR_TYPE,
+                managed_knowledge_base_connector_configuration=(
+                    bedrock.CfnDataSource.ManagedKnowledgeBaseConnectorConfigurationProperty(
+                        connector_parameters=self.connector_parameters,
+                        sync_schedule=sync_schedule(source.sync_schedule),
+                        deletion_protection_configuration=deletion_protection(source.deletion_protection_threshold),
+                    )
+                ),
+            ),
+        )
+        self.resource.apply_removal_policy(removal_policy)
+
+    def _parameters(self, source: Source, account: str) -> dict[str, Any]:
+        if isinstance(source, S3Source):
+            if not self.bucket_name:
+                raise DataSourceConfigError(f"{self.node.path}: an s3 source needs a bucket; pass bucket_name")
+            return s3_connector_parameters(bucket_name=self.bucket_name, bucket_owner_account=account, prefix=source.prefix)
+        if isinstance(source, WebSource):
+            return web_connector_parameters(source)
+        return connector_parameters(source, self.node.path)
+
+    @property
+    def data_source_id(self) -> str:
+        return self.resource.attr_data_source_id

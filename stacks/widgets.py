@@ -1,0 +1,40 @@
+"""Dashboard building blocks shared by the tenant and environment dashboards (same sizes, same look)."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from aws_cdk import Duration
+from aws_cdk import aws_cloudwatch as cloudwatch
+
+ROW_HEIGHT = 6
+TEXT_WIDTH = 6
+GRAPH_WIDTH = 6
+
+
+def graph(
+    title: str,
+    metrics: Sequence[cloudwatch.IMetric],
+    *,
+    lines: Sequence[tuple[str, float]] = (),
+    period: Duration | None = None,
+    width: int = GRAPH_WIDTH,
+) -> cloudwatch.GraphWidget:
+    """A line graph; `lines` are (label, value) horizontal lines, e.g. an alarm's threshold."""
+    annotations = [
+        cloudwatch.HorizontalAnnotation(label=label, value=value, color=cloudwatch.Color.RED)
+        for label, value in lines
+    ]
+    return cloudwatch.GraphWidget(
+        title=title,
+        left=list(metrics),
+        left_annotations=annotations or None,
+        width=width,
+        height=ROW_HEIGHT,
+        period=period,
+    )
+
+
+def explained_row(text: str, widgets: Sequence[cloudwatch.IWidget]) -> cloudwatch.Row:
+    """A row that starts with what it shows and what to do when it turns red."""
+    return cloudwatch.Row(cloudwatch.TextWidget(markdown=text, width=TEXT_WIDTH, height=ROW_HEIGHT), *widgets)

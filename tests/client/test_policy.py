@@ -1,0 +1,68 @@
+"""`akb policy` prints the tenant's IAM for review, resolved from config, with named placeholders."""
+
+from __future__ import annotations
+
+import json
+
+from click.testing import CliRunner
+
+from client.cli import main
+from tests.schema.conftest import config_copy  # noqa: F401 - fixture
+
+
+def _run(*args: str):
+    return CliRunner().invoke(main, ["policy", *args])
+
+
+def test_prints_the_execution_role_with_the_tenants_own_resources_only():
+    result = _run("--env", "dev", "--tenant", "acme")
+    assert result.exit_code == 0, result.output
+    review = json.loads(result.output)
+    text = json.dumps(review["endpoint_execution_role"])
+    assert "<kb:docs:id>" in text and "<kb:tickets:id>" in text
+    assert "globex" not in text and "handbook" not in text
+    assert "log-group:/aws/lambda/akb-dev-acme-endpoint" in text
+    assert "arn:aws:bedrock:us-west-2:123456789012:guardrail/<guardrail:id>" in text
+
+
+def test_prints_the_invoker_policy_for_the_tenants_function():
+    review = json.loads(_run("--env", "dev", "--tenant", "globex").output)
+    policy = review["invoker_managed_policy"]
+    assert policy["name"] == "akb-dev-globex-invoke"
+    resources = {statement["Resource"] for statement in policy["document"]["Statement"]}
+    assert resources == {"arn:aws:lambda:us-west-2:123456789012:function:akb-dev-globex-endpoint"}
+
+
+def test_lists_both_url_permissions_for_every_configured_invoker():
+    review = json.loads(_run("--env", "dev", "--tenant", "globex").output)
+    pairs = {(p["principal"], p["action"]) for p in review["function_url_permissions"]}
+    invokers = ["arn:aws:iam::123456789012:role/globex-portal", "arn:aws:iam::345678901234:role/globex-batch"]
+    actions = ("lambda:InvokeFunctionUrl", "lambda:InvokeFunction")
+    assert pairs == {(arn, action) for arn in invokers for action in actions}
+
+
+def test_explains_every_wildcard_it_prints():
+    review = json.loads(_run("--env", "dev", "--tenant", "acme").output)
+    wildcard_sids = {
+        statement["Sid"]
+        for statement in review["endpoint_execution_role"]["Statement"]
+        for resource in ([statement["Resource"]] if isinstance(statement["Resource"], str) else statement["Resource"])
+        if "*" in resource
+    }
+    assert wildcard_sids and wildcard_sids == set(review["why_wildcards"])
+
+
+def test_environment_without_account_shows_an_account_placeholder(config_copy):  # noqa: F811
+    config_copy.edit("environments", "dev", lambda env: (env.pop("account"), env.update(planner={"type": "MANAGED"})))
+    result = _run("--config", str(config_copy.root), "--tenant", "acme")
+    assert result.exit_code == 0, result.output
+    role = json.loads(result.output)["endpoint_execution_role"]
+    assert "arn:aws:logs:us-west-2:<account>:log-group:" in json.dumps(role)
+    managed = [s for s in role["Statement"] if s["Sid"] == "ManagedPlannerModelIsChosenByBedrockSoNoResourceScope"]
+    assert managed and managed[0]["Resource"] == "*"
+
+
+def test_unknown_tenant_exits_1_naming_the_known_ones():
+    result = _run("--env", "dev", "--tenant", "initech")
+    assert result.exit_code == 1
+    assert "acme, globex" in result.output and "Traceback" not in result.output
