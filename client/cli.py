@@ -12,6 +12,8 @@ COMMANDS: dict[str, str] = {
     "ingest": "client.commands.ingest",
     "policy": "client.commands.policy",
     "validate": "client.commands.validate",
+    "emulator": "client.commands.emulator",
+    "local": "client.commands.local",
 }
 
 

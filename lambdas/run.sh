@@ -1,4 +1,8 @@
-#!/bin/sh
-# The function's handler. The Lambda Web Adapter (AWS_LAMBDA_EXEC_WRAPPER=/opt/bootstrap) starts this
-# script and proxies each invocation to the ASGI app it serves on $AWS_LWA_PORT, streaming the response.
-exec python -m uvicorn --host 127.0.0.1 --port "${AWS_LWA_PORT:-8080}" --no-access-log lambdas.endpoint.app:app
+#!/bin/bash
+# Lambda entry (handler) behind the Lambda Web Adapter: the adapter waits for GET /healthz on
+# $AWS_LWA_PORT, then forwards each invocation as HTTP and streams the response back.
+# AKB_PYTHON lets tests pick an interpreter; in Lambda it is the runtime's python3.
+# /var/task holds both the code (lambdas/) and the bundled dependencies, so it is the one path.
+export PYTHONPATH="${LAMBDA_TASK_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}${PYTHONPATH:+:$PYTHONPATH}"
+exec "${AKB_PYTHON:-python3}" -m uvicorn lambdas.endpoint.app:app \
+  --host 127.0.0.1 --port "${AWS_LWA_PORT:-8080}" --no-access-log --log-level warning

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,3 +21,32 @@ EXAMPLE_CONFIG = REPO / "config"
 def synthesized(tmp_path_factory) -> Synthesized:
     """The example `dev` environment, synthesized once per session (cdk-nag runs as part of it)."""
     return synthesize(EXAMPLE_CONFIG, "dev", tmp_path_factory.mktemp("cdk.out"))
+
+
+@pytest.fixture(scope="session")
+def emulator() -> Iterator:
+    """One local Bedrock emulator per test session (per xdist worker), serving the sample corpus.
+
+    No delay between events, to keep tests fast; a test that needs one sets `delay_ms` through
+    `emulator.set_faults(...)`. Call `emulator.reset()` after changing faults (tests/local does it
+    automatically). Point boto3 at `emulator.url`, or use `emulator.client()`.
+    """
+    from local.emulator import start_emulator
+
+    with start_emulator(port=0, delay_ms=0) as handle:
+        yield handle
+
+
+@pytest.fixture(scope="session")
+def endpoint(emulator) -> Iterator:
+    """One streaming endpoint per session (real uvicorn on 127.0.0.1, port 0) in front of `emulator`,
+    configured like the example `acme` tenant over the emulator's corpus (tests/endpoint_server.py).
+
+    Yields an EndpointHandle: `.url`, `.settings`, `.metric_lines` (EMF JSON it wrote). Local mode is
+    on: requests without an `x-amzn-request-context` header act as `endpoint.default_caller`.
+    For other tenant settings, start your own with `tests.endpoint_server.start_endpoint(...)`.
+    """
+    from tests.endpoint_server import start_endpoint
+
+    with start_endpoint(emulator) as handle:
+        yield handle

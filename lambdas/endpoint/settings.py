@@ -65,6 +65,8 @@ class TenantSettings:
     max_body_bytes: int = 65536
     agentic_price_per_1000_usd: float = 4.0
     retrieve_price_per_1000_usd: float = 1.0
+    # Attempts at opening the upstream stream (throttling and transient 5xx, before the first byte).
+    upstream_max_attempts: int = 3
     routing: RoutingSettings = field(default_factory=RoutingSettings)
     extra: dict[str, Any] = field(default_factory=dict)
 

@@ -70,16 +70,21 @@ class KnowledgeBase:
 def chunk_text(text: str, max_words: int = CHUNK_WORDS) -> list[str]:
     """Paragraph-aligned chunks of at most ~max_words; a heading stays with the paragraph after it."""
     paragraphs = [p.strip() for p in text.replace("\r\n", "\n").split("\n\n") if p.strip()]
+    units: list[str] = []
+    for paragraph in paragraphs:
+        if units and units[-1].lstrip().startswith("#") and "\n" not in units[-1]:
+            units[-1] = f"{units[-1]}\n\n{paragraph}"
+        else:
+            units.append(paragraph)
     chunks: list[str] = []
     current: list[str] = []
     size = 0
-    for paragraph in paragraphs:
-        words = len(paragraph.split())
-        heading_only = current and all(p.lstrip().startswith("#") for p in current)
-        if current and size + words > max_words and not heading_only:
+    for unit in units:
+        words = len(unit.split())
+        if current and size + words > max_words:
             chunks.append("\n\n".join(current))
             current, size = [], 0
-        current.append(paragraph)
+        current.append(unit)
         size += words
     if current:
         chunks.append("\n\n".join(current))

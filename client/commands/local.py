@@ -1,0 +1,154 @@
+"""`akb local`: the emulator and the endpoint, configured like a tenant of an environment, on 127.0.0.1.
+
+The endpoint runs as a child process through `lambdas/run.sh` — the same entry Lambda runs —
+with the tenant's settings in AKB_TENANT_SETTINGS and boto3 pointed at the emulator.
+"""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+import urllib.request
+from pathlib import Path
+from types import FrameType
+
+import click
+
+from client.options import config_option, env_option, load_or_exit
+
+REPO = Path(__file__).resolve().parents[2]
+RUN_SH = REPO / "lambdas" / "run.sh"
+DEFAULT_CALLER = "arn:aws:sts::123456789012:assumed-role/local-developer/developer"
+READY_SECONDS = 30
+
+
+def endpoint_environment(
+    settings_json: str, port: int, emulator_env: dict[str, str], caller_arn: str
+) -> dict[str, str]:
+    """The child's environment: tenant settings, local mode, the emulator, dummy credentials."""
+    env = {key: value for key, value in os.environ.items() if not key.startswith(("AWS_", "AKB_"))}
+    env.update(emulator_env)  # AWS_ENDPOINT_URL_BEDROCK_AGENT_RUNTIME + dummy keys
+    env.update(
+        {
+            "AKB_TENANT_SETTINGS": settings_json,
+            "AKB_LOCAL_MODE": "1",
+            "AKB_LOCAL_CALLER_ARN": caller_arn,
+            "AKB_PYTHON": sys.executable,
+            "AWS_LWA_PORT": str(port),
+            "AWS_REGION": "us-west-2",
+            "AWS_DEFAULT_REGION": "us-west-2",
+            "AWS_ACCESS_KEY_ID": "x",
+            "AWS_SECRET_ACCESS_KEY": "x",
+            "PYTHONUNBUFFERED": "1",
+        }
+    )
+    return env
+
+
+def _wait_ready(url: str, child: subprocess.Popen) -> bool:
+    deadline = time.monotonic() + READY_SECONDS
+    while time.monotonic() < deadline and child.poll() is None:
+        try:
+            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as response:  # noqa: S310 - our own URL
+                if response.status == 200:
+                    return True
+        except OSError:
+            time.sleep(0.1)
+    return False
+
+
+def _stop(child: subprocess.Popen) -> None:
+    if child.poll() is None:
+        child.terminate()
+        try:
+            child.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            child.kill()
+            child.wait()
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
+
+
+@click.command()
+@click.option("--tenant", default=None, help="Tenant to run. Default: the environment's first tenant.")
+@env_option
+@config_option
+@click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535), help="Endpoint port.")
+@click.option(
+    "--emulator-port", default=8081, show_default=True, type=click.IntRange(0, 65535), help="Emulator port."
+)
+@click.option(
+    "--caller-arn",
+    default=DEFAULT_CALLER,
+    show_default=True,
+    help="Who requests without an x-amzn-request-context header are (identity rules: docs/endpoint.md).",
+)
+@click.option(
+    "--delay-ms",
+    default=100.0,
+    show_default=True,
+    type=click.FloatRange(0, 60_000),
+    help="The emulator's pause between events (makes the streaming visible).",
+)
+def command(
+    tenant: str | None,
+    env_name: str,
+    config_dir: Path,
+    port: int,
+    emulator_port: int,
+    caller_arn: str,
+    delay_ms: float,
+) -> None:
+    """Run the emulator and the tenant's endpoint locally (127.0.0.1 only) until Ctrl-C."""
+    from client.local_settings import LocalSettingsError, tenant_settings
+    from local.emulator import CorpusError, kb_id_for, start_emulator
+
+    project = load_or_exit(config_dir, env_name)
+    tenant_name = tenant or next(iter(project.tenants))
+    try:
+        emulator = start_emulator(port=emulator_port, delay_ms=delay_ms)
+    except (CorpusError, OSError) as error:
+        click.echo(f"cannot start the emulator on 127.0.0.1:{emulator_port}: {error}", err=True)
+        raise SystemExit(1) from None
+    child: subprocess.Popen | None = None
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+    signal.signal(signal.SIGTERM, _interrupt)
+    try:
+        try:
+            settings = tenant_settings(project, tenant_name, kb_id_for, emulator.knowledge_bases)
+        except LocalSettingsError as error:
+            click.echo(str(error), err=True)
+            raise SystemExit(1) from None
+        url = f"http://127.0.0.1:{port}"
+        child = subprocess.Popen(
+            [str(RUN_SH)], env=endpoint_environment(settings.to_json(), port, emulator.env, caller_arn)
+        )
+        if not _wait_ready(url, child):
+            click.echo(f"the endpoint did not become ready on {url} (is the port free?)", err=True)
+            raise SystemExit(1)
+        aliases = ", ".join(r.alias for r in settings.retrievers)
+        click.echo(f"Bedrock emulator  {emulator.url}  (delay {delay_ms:g} ms between events)")
+        click.echo(f"Endpoint          {url}  tenant {tenant_name} ({env_name}), knowledge bases: {aliases}")
+        click.echo(f"Caller            {caller_arn}  (user_context: {settings.user_context})")
+        click.echo("\nTry it (trace events arrive one by one):")
+        click.echo(
+            f"  curl -N -X POST {url}/v1/query -H 'content-type: application/json' \\\n"
+            '    -d \'{"question": "How do I rotate an API key?"}\''
+        )
+        click.echo("\nCtrl-C to stop.", nl=True)
+        sys.stdout.flush()
+        while child.poll() is None:
+            time.sleep(0.2)
+        click.echo(f"the endpoint exited with status {child.returncode}", err=True)
+        raise SystemExit(1)
+    except KeyboardInterrupt:
+        click.echo("\nstopping")
+    finally:
+        if child is not None:
+            _stop(child)
+        emulator.stop()

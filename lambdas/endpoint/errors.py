@@ -1,0 +1,141 @@
+"""Every way a request can fail, as a stable code: an HTTP status before streaming, an event after.
+
+Callers program against the codes (docs/endpoint.md has the table), so they never change meaning.
+Upstream failures are mapped here once, for both places: `api_error_for` (nothing sent yet) and
+`error_event_for` (the stream has started). No message ever carries a stack trace.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+
+from lambdas.endpoint.events import ErrorEvent
+
+
+@dataclass
+class ApiError(Exception):
+    """A failure answered before any event: `{"error": {"code", "message"}}` with `status`."""
+
+    status: int
+    code: str
+    message: str
+    headers: dict[str, str] = field(default_factory=dict)
+
+    def __str__(self) -> str:
+        return f"{self.status} {self.code}: {self.message}"
+
+    def body(self) -> dict[str, dict[str, str]]:
+        return {"error": {"code": self.code, "message": self.message}}
+
+
+@dataclass(frozen=True)
+class UpstreamFailure:
+    status: int
+    code: str
+    message: str
+    retryable: bool
+
+
+# botocore error codes: initial-call exceptions are PascalCase, in-stream members camelCase.
+_PERMISSION_HINT = (
+    "the endpoint's role was refused by Bedrock; likely missing: bedrock:AgenticRetrieveStream, "
+    "bedrock:Retrieve on the tenant's knowledge bases, bedrock:InvokeModelWithResponseStream on the "
+    "planner model, or bedrock:ApplyGuardrail on the guardrail"
+)
+_UPSTREAM: dict[str, UpstreamFailure] = {
+    "throttlingexception": UpstreamFailure(
+        429, "throttled", "Bedrock is throttling requests; retry after the delay given", True
+    ),
+    "accessdeniedexception": UpstreamFailure(502, "upstream_access_denied", _PERMISSION_HINT, False),
+    "validationexception": UpstreamFailure(
+        502, "upstream_rejected", "Bedrock rejected the request the endpoint built", False
+    ),
+    "resourcenotfoundexception": UpstreamFailure(
+        502,
+        "upstream_not_found",
+        "a knowledge base, model or guardrail in the tenant's settings was not found",
+        False,
+    ),
+    "conflictexception": UpstreamFailure(502, "upstream_conflict", "Bedrock reported a conflict", False),
+    "badgatewayexception": UpstreamFailure(
+        502, "upstream_bad_gateway", "Bedrock reported a bad gateway", True
+    ),
+    "dependencyfailedexception": UpstreamFailure(
+        502, "upstream_dependency_failed", "a service Bedrock depends on failed", True
+    ),
+    "internalserverexception": UpstreamFailure(
+        503, "upstream_unavailable", "Bedrock had an internal error", True
+    ),
+    "servicequotaexceededexception": UpstreamFailure(
+        503, "upstream_quota_exceeded", "a Bedrock service quota was exceeded", False
+    ),
+}
+_UNKNOWN_UPSTREAM = UpstreamFailure(502, "upstream_error", "Bedrock returned an unexpected error", False)
+_UNREACHABLE = UpstreamFailure(503, "upstream_unreachable", "Bedrock could not be reached", True)
+_BROKEN = UpstreamFailure(502, "upstream_stream_broken", "the stream from Bedrock broke off", True)
+_INTERNAL = UpstreamFailure(500, "internal", "internal error in the endpoint", False)
+
+# Opening the stream is retried for these, and only before the first byte reaches the client.
+RETRYABLE_BEFORE_FIRST_BYTE = frozenset({"throttlingexception", "internalserverexception"})
+
+
+def error_code_of(error: BaseException) -> str | None:
+    """botocore's error code (ClientError and EventStreamError), normalized to lower case."""
+    response = getattr(error, "response", None)
+    if isinstance(response, dict):
+        code = (response.get("Error") or {}).get("Code")
+        if isinstance(code, str):
+            return code.lower()
+    return None
+
+
+def classify(error: BaseException) -> UpstreamFailure:
+    """What an exception from the upstream call or stream means for the caller."""
+    code = error_code_of(error)
+    if code is not None:
+        return _UPSTREAM.get(code, _UNKNOWN_UPSTREAM)
+    # Imported here: only failing requests pay for botocore's exception module lookups.
+    from botocore.exceptions import ConnectionError as BotoConnectionError
+    from botocore.exceptions import HTTPClientError, ReadTimeoutError
+    from urllib3.exceptions import HTTPError as Urllib3Error
+
+    if isinstance(error, BotoConnectionError | ReadTimeoutError):
+        return _UNREACHABLE
+    if isinstance(error, HTTPClientError | Urllib3Error | OSError):
+        return _BROKEN
+    return _INTERNAL
+
+
+def is_retryable_before_first_byte(error: BaseException) -> bool:
+    return error_code_of(error) in RETRYABLE_BEFORE_FIRST_BYTE
+
+
+def api_error_for(error: BaseException, retry_after_seconds: int) -> ApiError:
+    failure = classify(error)
+    headers = {"Retry-After": str(retry_after_seconds)} if failure.status == 429 else {}
+    return ApiError(failure.status, failure.code, failure.message, headers)
+
+
+def error_event_for(error: BaseException) -> ErrorEvent:
+    failure = classify(error)
+    return ErrorEvent(code=failure.code, message=failure.message, retryable=failure.retryable)
+
+
+def deadline_api_error(seconds: float) -> ApiError:
+    return ApiError(504, "deadline", f"no answer from Bedrock within the {seconds:g} s request deadline")
+
+
+def deadline_event(seconds: float) -> ErrorEvent:
+    return ErrorEvent(
+        code="deadline",
+        message=f"the {seconds:g} s request deadline was reached; the answer is incomplete",
+        retryable=False,
+    )
+
+
+def internal_event() -> ErrorEvent:
+    return ErrorEvent(code=_INTERNAL.code, message=_INTERNAL.message, retryable=False)
+
+
+def internal_api_error() -> ApiError:
+    return ApiError(_INTERNAL.status, _INTERNAL.code, _INTERNAL.message)

@@ -1,0 +1,109 @@
+"""`mode: agentic` — one AgenticRetrieveStream call; Bedrock plans, retrieves and answers.
+
+Request shapes are botocore's (bedrock-agent-runtime `AgenticRetrieveStream`, FACTS.md).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from lambdas.endpoint.events import Event
+from lambdas.endpoint.request import Query
+from lambdas.endpoint.settings import TenantSettings
+from lambdas.endpoint.translate import RunStats, Translator
+from lambdas.endpoint.upstream import close_event_stream
+
+NAME = "agentic"
+
+
+def _model(arn: str | None) -> dict[str, Any]:
+    return {"modelConfiguration": {"modelArn": arn}}
+
+
+def build_request(query: Query, settings: TenantSettings, user_id: str | None) -> dict[str, Any]:
+    """The AgenticRetrieveStream parameters for a validated query (pure; tests compare it whole)."""
+    retrievers = []
+    for alias in query.knowledge_bases:
+        retriever = settings.retriever(alias)
+        assert retriever is not None  # request.py admits only the tenant's aliases
+        overrides: dict[str, Any] = {"maxNumberOfResults": query.max_results}
+        if query.filter is not None:
+            overrides["filter"] = query.filter
+        retrievers.append(
+            {
+                "configuration": {
+                    "knowledgeBase": {
+                        "knowledgeBaseId": retriever.knowledge_base_id,
+                        "retrievalOverrides": overrides,
+                    }
+                },
+                # The planner routes sub-queries by these descriptions.
+                "description": retriever.description,
+            }
+        )
+    configuration: dict[str, Any] = {
+        "foundationModelType": settings.planner_type,
+        "maxAgentIteration": query.max_agent_iteration,
+        "rerankingModelType": settings.reranking_type,
+    }
+    if settings.planner_type == "CUSTOM":
+        configuration["foundationModelConfiguration"] = {
+            "type": "BEDROCK_FOUNDATION_MODEL",
+            "bedrockFoundationModelConfiguration": _model(settings.planner_model_arn),
+        }
+    if settings.reranking_type == "CUSTOM":
+        configuration["rerankingConfiguration"] = {
+            "type": "BEDROCK_RERANKING_MODEL",
+            "bedrockRerankingConfiguration": _model(settings.reranking_model_arn),
+        }
+    request: dict[str, Any] = {
+        "messages": [{"role": role, "content": {"text": text}} for role, text in query.messages],
+        "retrievers": retrievers,
+        "agenticRetrieveConfiguration": configuration,
+        "generateResponse": query.generate_response,
+    }
+    if settings.guardrail_id and settings.guardrail_version:
+        request["policyConfiguration"] = {
+            "bedrockGuardrailConfiguration": {
+                "guardrailId": settings.guardrail_id,
+                "guardrailVersion": settings.guardrail_version,
+            }
+        }
+    if settings.retrieval_instruction_id:
+        instruction = {"retrievalInstructionId": settings.retrieval_instruction_id}
+        if settings.retrieval_instruction_version:
+            instruction["version"] = settings.retrieval_instruction_version
+        request["retrievalInstructionConfiguration"] = instruction
+    if user_id is not None:
+        request["userContext"] = {"userId": user_id}
+    return request
+
+
+class AgenticUpstream:
+    def __init__(self, stream: Any, translator: Translator) -> None:
+        self._stream = stream
+        self._translator = translator
+        self.stats: RunStats = translator.stats
+
+    def __iter__(self) -> Iterator[Event]:
+        for raw in self._stream:  # blocks between events; botocore yields each as its bytes arrive
+            yield from self._translator.translate(raw)
+
+    def close(self) -> None:
+        close_event_stream(self._stream)
+
+
+def open(client: Any, request: dict[str, Any], translator: Translator) -> AgenticUpstream:
+    response = client.agentic_retrieve_stream(**request)
+    translator.stats.upstream_request_id = (response.get("ResponseMetadata") or {}).get("RequestId")
+    return AgenticUpstream(response["stream"], translator)
+
+
+def estimated_cost_usd(stats: RunStats, settings: TenantSettings) -> float:
+    """List price (FACTS.md): per AgenticRetrieveStream call + per underlying Retrieve (one per sub-query)."""
+    return round(
+        settings.agentic_price_per_1000_usd / 1000
+        + settings.retrieve_price_per_1000_usd / 1000 * stats.sub_queries,
+        6,
+    )

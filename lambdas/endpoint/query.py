@@ -1,0 +1,291 @@
+"""`POST /v1/query`: validate, open the upstream, stream its events, end with `done`, log and count.
+
+This is the only module that sees both HTTP and the upstream; each step it takes is another
+module's job (request, identity, modes, relay, encoding, errors, logs, metrics).
+"""
+
+from __future__ import annotations
+
+import time
+import uuid
+from collections.abc import AsyncIterator, Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from starlette.requests import Request
+from starlette.responses import JSONResponse, Response, StreamingResponse
+from starlette.types import Receive, Scope, Send
+
+from lambdas.endpoint import errors, identity, metrics, modes
+from lambdas.endpoint.encoding import Encoder, encoder_for
+from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, TraceEvent, event_to_dict
+from lambdas.endpoint.logs import RequestLog
+from lambdas.endpoint.relay import Item, Relay
+from lambdas.endpoint.request import Query, check_content_type, parse_query, too_large
+from lambdas.endpoint.retry import Backoff
+from lambdas.endpoint.settings import TenantSettings
+from lambdas.endpoint.translate import RunStats, Translator
+from lambdas.endpoint.upstream import shared_client
+
+REQUEST_ID_HEADER = "x-request-id"
+_MAX_REQUEST_ID_CHARS = 128
+
+
+@dataclass
+class Service:
+    """What every request shares: the tenant, the mode of trust, and where clients and metrics come from."""
+
+    settings: TenantSettings
+    local_mode: bool = False
+    local_caller_arn: str | None = None
+    client_factory: Callable[[], Any] = shared_client
+    write_metrics: Callable[[str], None] = metrics.write_stdout
+    backoff: Backoff = field(default_factory=Backoff)
+
+    def __post_init__(self) -> None:
+        if self.settings.user_context not in identity.USER_CONTEXT_MODES:
+            raise ValueError(
+                f"user_context '{self.settings.user_context}' is not one of {identity.USER_CONTEXT_MODES}"
+            )
+        self.alias_of = {r.knowledge_base_id: r.alias for r in self.settings.retrievers}
+
+
+def correlation_id(headers: Any) -> str:
+    """The Lambda request id from the verified context, else the caller's X-Request-Id, else a new one."""
+    raw = headers.get(identity.CONTEXT_HEADER)
+    request_id = identity.parse_context(raw)[1] if raw else None
+    given = headers.get(REQUEST_ID_HEADER, "")
+    if not request_id and given and len(given) <= _MAX_REQUEST_ID_CHARS and given.isprintable():
+        request_id = given
+    return request_id or str(uuid.uuid4())
+
+
+async def _read_body(request: Request, limit: int) -> bytes:
+    declared = request.headers.get("content-length", "")
+    if declared.isdigit() and int(declared) > limit:
+        raise too_large(limit)
+    body = bytearray()
+    async for chunk in request.stream():
+        body += chunk
+        if len(body) > limit:
+            raise too_large(limit)
+    return bytes(body)
+
+
+def _ms(since: float) -> int:
+    return int((time.monotonic() - since) * 1000)
+
+
+class EventStreamResponse(StreamingResponse):
+    """A StreamingResponse that always finalizes its event generator, also when the client hangs up
+    (Starlette cancels the sending task then; closing the generator runs its cleanup at once)."""
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        try:
+            await super().__call__(scope, receive, send)
+        finally:
+            await self.body_iterator.aclose()  # type: ignore[attr-defined]
+
+
+class QueryRun:
+    """One accepted query from the upstream call to the `done` event."""
+
+    def __init__(self, service: Service, query: Query, log: RequestLog, cid: str, started: float) -> None:
+        self.service = service
+        self.query = query
+        self.log = log
+        self.cid = cid
+        self.started = started
+        self.mode = modes.load(query.mode)
+        self.translator = Translator(service.alias_of, started)
+        self.first_event_ms: int | None = None
+        self.relay: Relay | None = None
+
+    @property
+    def stats(self) -> RunStats:
+        return self.translator.stats
+
+    def start(self, user_id: str | None) -> Relay:
+        settings = self.service.settings
+        request = self.mode.build_request(self.query, settings, user_id)
+        self.relay = Relay(
+            lambda: self.mode.open(self.service.client_factory(), request, self.translator),
+            deadline=self.started + settings.deadline_seconds,
+            max_attempts=settings.upstream_max_attempts,
+            should_retry=errors.is_retryable_before_first_byte,
+            backoff=self.service.backoff,
+            on_retry=lambda attempt, error: self.log.warning(
+                "upstream retry", attempt=attempt, upstream_error=errors.error_code_of(error)
+            ),
+        )
+        self.relay.start()
+        return self.relay
+
+    def _observe(self, event: Event) -> None:
+        if self.first_event_ms is None:
+            self.first_event_ms = _ms(self.started)
+        if isinstance(event, TraceEvent):
+            # One record per trace event: the sub-queries are what an audit needs to see.
+            body = event_to_dict(event)
+            self.log.info(
+                "trace",
+                step=event.step,
+                status=event.status,
+                detail=event.message,
+                sub_queries=body.get("subQueries", []),
+                retrieved_count=event.retrievedCount,
+                documents=event.documents,
+                failures=event.failures,
+                guardrail=body.get("guardrail", []),
+                elapsed_ms=event.elapsedMs,
+            )
+
+    def _done(self, stop_reason: str) -> DoneEvent:
+        return DoneEvent(
+            requestId=self.cid,
+            stopReason=stop_reason,  # type: ignore[arg-type]
+            iterations=self.stats.iterations,
+            durationMs=_ms(self.started),
+            timeToFirstEventMs=self.first_event_ms,
+            mode=self.query.mode,
+            estimatedCostUsd=self.mode.estimated_cost_usd(self.stats, self.service.settings),
+        )
+
+    async def events(self, first: Item, encoder: Encoder) -> AsyncIterator[bytes]:
+        assert self.relay is not None
+        relay = self.relay
+        stop_reason, error_code, finished = "complete", None, False
+        try:
+            item = first
+            while item.kind == "event":
+                assert item.event is not None
+                self._observe(item.event)
+                yield encoder.encode(item.event)
+                item = await relay.next()
+            failure: ErrorEvent | None = None
+            if item.kind == "error":
+                assert item.error is not None
+                failure = errors.error_event_for(item.error)
+                if failure.code == "internal":
+                    self.log.exception("stream failed", item.error)
+            elif item.kind == "deadline":
+                relay.cancel()
+                failure = errors.deadline_event(self.service.settings.deadline_seconds)
+            if failure is not None:
+                stop_reason = "deadline" if failure.code == "deadline" else "error"
+                error_code = failure.code
+                self.log.warning("stream ended early", code=failure.code, stop_reason=stop_reason)
+                yield encoder.encode(failure)
+            yield encoder.encode(self._done(stop_reason))
+            finished = True
+        except Exception:  # a bug of ours mid-stream: still end the stream properly, never a traceback
+            self.log.exception("endpoint error while streaming")
+            relay.cancel()
+            stop_reason, error_code = "error", "internal"
+            yield encoder.encode(errors.internal_event())
+            yield encoder.encode(self._done(stop_reason))
+            finished = True
+        finally:
+            if not finished:
+                stop_reason = "client_closed"
+                relay.cancel()
+            self.finish(stop_reason, error_code)
+
+    def finish(self, stop_reason: str, error_code: str | None) -> None:
+        duration = _ms(self.started)
+        cost = self.mode.estimated_cost_usd(self.stats, self.service.settings)
+        self.log.info(
+            "query finished",
+            stop_reason=stop_reason,
+            error_code=error_code,
+            iterations=self.stats.iterations,
+            sub_query_count=self.stats.sub_queries,
+            result_count=self.stats.results,
+            distinct_documents=self.stats.distinct_documents,
+            cited_results=self.stats.cited_results,
+            guardrail_interventions=self.stats.guardrail_interventions,
+            time_to_first_event_ms=self.first_event_ms,
+            duration_ms=duration,
+            estimated_cost_usd=cost,
+            upstream_request_id=self.stats.upstream_request_id,
+        )
+        metrics.emit(
+            self.service.settings.tenant,
+            metrics.RequestOutcome(
+                correlation_id=self.cid,
+                duration_ms=duration,
+                error_code=error_code,
+                streamed=True,
+                stop_reason=stop_reason,
+                time_to_first_event_ms=self.first_event_ms,
+                iterations=self.stats.iterations,
+                sub_queries=self.stats.sub_queries,
+                results=self.stats.results,
+                distinct_documents=self.stats.distinct_documents,
+                cited_results=self.stats.cited_results,
+                guardrail_interventions=self.stats.guardrail_interventions,
+                estimated_cost_usd=cost,
+            ),
+            self.service.write_metrics,
+        )
+
+
+def _rejected(
+    service: Service, log: RequestLog, cid: str, started: float, error: errors.ApiError
+) -> Response:
+    log.info("request rejected", status=error.status, code=error.code, detail=error.message)
+    metrics.emit(
+        service.settings.tenant,
+        metrics.RequestOutcome(correlation_id=cid, duration_ms=_ms(started), error_code=error.code),
+        service.write_metrics,
+    )
+    return JSONResponse(error.body(), error.status, headers={**error.headers, "X-Request-Id": cid})
+
+
+async def handle_query(service: Service, request: Request) -> Response:
+    started = time.monotonic()
+    settings = service.settings
+    cid = correlation_id(request.headers)
+    log = RequestLog(cid, settings.tenant)
+    try:
+        caller = identity.caller_from_headers(request.headers, service.local_mode, service.local_caller_arn)
+        log.bind(caller=caller.arn)
+        check_content_type(request.headers.get("content-type"))
+        body = await _read_body(request, settings.max_body_bytes)
+        query = parse_query(body, settings, modes.MODES)
+        user_id = identity.resolve_user_id(
+            settings.user_context, caller, query.user_id, settings.trusted_callers
+        )
+    except errors.ApiError as error:
+        return _rejected(service, log, cid, started, error)
+    log.info(
+        "query",
+        mode=query.mode,
+        question=query.question[:1000],
+        messages=len(query.messages),
+        knowledge_bases=list(query.knowledge_bases),
+        max_agent_iteration=query.max_agent_iteration,
+        max_results=query.max_results,
+        generate_response=query.generate_response,
+        has_filter=query.filter is not None,
+        user_id=user_id,
+    )
+    run = QueryRun(service, query, log, cid, started)
+    relay = run.start(user_id)
+    first = await relay.next()
+    if first.kind in ("error", "deadline"):
+        relay.cancel()
+        if first.kind == "deadline":
+            error = errors.deadline_api_error(settings.deadline_seconds)
+        else:
+            assert first.error is not None
+            error = errors.api_error_for(first.error, service.backoff.retry_after_seconds(relay.attempts))
+            if error.code == "internal":
+                log.exception("upstream call failed", first.error)
+        return _rejected(service, log, cid, started, error)
+    encoder = encoder_for(request.headers.get("accept"))
+    return EventStreamResponse(
+        run.events(first, encoder),
+        media_type=encoder.media_type,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Request-Id": cid},
+    )

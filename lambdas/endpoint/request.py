@@ -1,0 +1,183 @@
+"""The edge: turns an HTTP request into a validated `Query`, or an ApiError naming what is wrong.
+
+Pydantic checks shapes and types (strict: `"3"` is not a number, unknown fields are errors so a
+typo or a spoofed `caller` never passes silently); the tenant's rules (aliases, caps) come after.
+Everything behind this module works on the plain `Query` dataclass.
+"""
+
+from __future__ import annotations
+
+import itertools
+import json
+from collections.abc import Collection
+from dataclasses import dataclass
+from typing import Annotated, Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
+
+from lambdas.endpoint.errors import ApiError
+from lambdas.endpoint.filters import FilterError, validate_filter
+from lambdas.endpoint.settings import TenantSettings
+
+MAX_TEXT_CHARS = 10_000  # FACTS.md: query text is at most 10,000 characters
+MAX_MESSAGES = 50
+MAX_KNOWLEDGE_BASES = 5  # AgenticRetrieveStream takes at most 5 retrievers
+MAX_USER_ID_CHARS = 256
+JSON_MEDIA_TYPES = ("application/json",)
+
+Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS)]
+
+
+class MessageBody(BaseModel):
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    role: Literal["user", "assistant"]
+    content: Text
+
+
+class QueryBody(BaseModel):
+    """`POST /v1/query` as sent (camelCase, like the rest of the HTTP API)."""
+
+    model_config = ConfigDict(extra="forbid", strict=True)
+
+    question: Text | None = None
+    messages: Annotated[list[MessageBody], Field(min_length=1, max_length=MAX_MESSAGES)] | None = None
+    knowledgeBases: Annotated[list[str], Field(min_length=1, max_length=MAX_KNOWLEDGE_BASES)] | None = None
+    generateResponse: bool | None = None
+    maxAgentIteration: Annotated[int, Field(ge=0)] | None = None
+    maxResults: Annotated[int, Field(ge=1)] | None = None
+    filter: dict[str, Any] | None = None
+    mode: str = "agentic"
+    userId: Annotated[str, StringConstraints(min_length=1, max_length=MAX_USER_ID_CHARS)] | None = None
+
+    @field_validator("question")
+    @classmethod
+    def _not_blank(cls, value: str | None) -> str | None:
+        if value is not None and not value.strip():
+            raise ValueError("must not be blank")
+        return value
+
+    @field_validator("messages")
+    @classmethod
+    def _conversation(cls, value: list[MessageBody] | None) -> list[MessageBody] | None:
+        if value is None:
+            return value
+        for earlier, later in itertools.pairwise(value):
+            if earlier.role == later.role:
+                raise ValueError("roles must alternate between user and assistant")
+        if value[-1].role != "user":
+            raise ValueError("the last message must be from the user")
+        if not value[-1].content.strip():
+            raise ValueError("the last message must not be blank")
+        return value
+
+
+@dataclass(frozen=True)
+class Query:
+    """A validated request, with the tenant's defaults filled in."""
+
+    messages: tuple[tuple[str, str], ...]  # (role, text), the last one the user's
+    knowledge_bases: tuple[str, ...]  # aliases, in the tenant's order
+    generate_response: bool
+    max_agent_iteration: int
+    max_results: int
+    filter: dict[str, Any] | None
+    mode: str
+    user_id: str | None  # as sent; identity.py decides whether it may be used
+
+    @property
+    def question(self) -> str:
+        return self.messages[-1][1]
+
+
+def check_content_type(content_type: str | None) -> None:
+    media_type = (content_type or "").split(";", 1)[0].strip().lower()
+    if media_type not in JSON_MEDIA_TYPES:
+        raise ApiError(
+            415,
+            "unsupported_media_type",
+            f"the body must be JSON (content-type: application/json), got '{media_type or 'none'}'",
+        )
+
+
+def too_large(limit: int) -> ApiError:
+    return ApiError(413, "body_too_large", f"the request body is larger than {limit} bytes")
+
+
+def _field_message(error: dict[str, Any]) -> str:
+    location = ".".join(str(part) for part in error["loc"]) or "body"
+    if error["type"] == "extra_forbidden":
+        allowed = ", ".join(QueryBody.model_fields)
+        return f"unknown field '{location}'; allowed fields: {allowed}"
+    message = error["msg"].removeprefix("Value error, ")
+    return f"field '{location}': {message}"
+
+
+def _load_json(body: bytes) -> dict[str, Any]:
+    try:
+        data = json.loads(body)
+    except (ValueError, RecursionError):  # RecursionError: absurdly nested JSON
+        raise ApiError(400, "invalid_json", "the body is not valid JSON") from None
+    if not isinstance(data, dict):
+        raise ApiError(400, "invalid_json", "the body must be a JSON object")
+    return data
+
+
+def _cap(name: str, value: int | None, cap: int) -> int:
+    if value is None:
+        return cap
+    if value > cap:
+        raise ApiError(400, "limit_exceeded", f"{name} {value} is above this tenant's cap of {cap}")
+    return value
+
+
+def _knowledge_bases(requested: list[str] | None, settings: TenantSettings) -> tuple[str, ...]:
+    aliases = [retriever.alias for retriever in settings.retrievers]
+    if requested is None:
+        return tuple(aliases)
+    if len(set(requested)) != len(requested):
+        raise ApiError(400, "invalid_request", "field 'knowledgeBases': aliases must not repeat")
+    outside = [alias for alias in requested if alias not in aliases]
+    if outside:
+        raise ApiError(
+            403,
+            "knowledge_base_not_allowed",
+            f"knowledge base '{outside[0]}' is not one of this tenant's: {', '.join(aliases)}",
+        )
+    return tuple(alias for alias in aliases if alias in requested)
+
+
+def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -> Query:
+    """Validates a JSON body against the contract and the tenant; raises ApiError (4xx) otherwise."""
+    data = _load_json(body)
+    try:
+        parsed = QueryBody.model_validate(data)
+    except ValidationError as error:
+        raise ApiError(400, "invalid_request", _field_message(error.errors()[0])) from None
+    if (parsed.question is None) == (parsed.messages is None):
+        raise ApiError(400, "invalid_request", "send exactly one of 'question' or 'messages'")
+    if parsed.mode not in modes:
+        raise ApiError(
+            400, "invalid_request", f"field 'mode': '{parsed.mode}' is not one of: {', '.join(sorted(modes))}"
+        )
+    try:
+        query_filter = None if parsed.filter is None else validate_filter(parsed.filter)
+    except FilterError as error:
+        raise ApiError(400, "invalid_request", str(error)) from None
+    messages = (
+        (("user", parsed.question),)
+        if parsed.question is not None
+        else tuple((message.role, message.content) for message in parsed.messages or ())
+    )
+    return Query(
+        messages=messages,
+        knowledge_bases=_knowledge_bases(parsed.knowledgeBases, settings),
+        generate_response=(
+            settings.generate_response if parsed.generateResponse is None else parsed.generateResponse
+        ),
+        max_agent_iteration=_cap("maxAgentIteration", parsed.maxAgentIteration, settings.max_agent_iteration),
+        max_results=_cap("maxResults", parsed.maxResults, settings.max_results),
+        filter=query_filter,
+        mode=parsed.mode,
+        user_id=parsed.userId,
+    )

@@ -1,0 +1,125 @@
+"""Starting the endpoint for tests: the real app under a real uvicorn, on a background thread.
+
+In-process (not a subprocess) so a test can hand it tenant settings and read the EMF lines it
+wrote; `tests/client/test_local.py` and `tests/lambdas/test_run_sh.py` cover the environment-driven
+entry points (`akb local`, `lambdas/run.sh`) as separate processes.
+"""
+
+from __future__ import annotations
+
+import threading
+import time
+from dataclasses import dataclass, field, replace
+from types import TracebackType
+from typing import Any
+
+from lambdas.endpoint.settings import Retriever, TenantSettings
+
+DEFAULT_CALLER = "arn:aws:sts::123456789012:assumed-role/acme-app/alice"
+CORPUS_DESCRIPTIONS = {
+    "docs": "Public product documentation and API reference.",
+    "tickets": "Closed customer support tickets and runbooks.",
+    "handbook": "Engineering handbook, architecture decision records and on-call guides.",
+    "wiki": "Team wiki pages about services, owners and incidents.",
+}
+
+
+def tenant_settings(aliases: tuple[str, ...] = ("docs", "tickets"), **overrides: Any) -> TenantSettings:
+    """TenantSettings over the emulator's corpus folders (knowledge-base id = kb_id_for(alias))."""
+    from local.emulator import kb_id_for
+
+    settings = TenantSettings(
+        tenant="acme",
+        environment="test",
+        retrievers=[Retriever(alias, kb_id_for(alias), CORPUS_DESCRIPTIONS[alias]) for alias in aliases],
+    )
+    return replace(settings, **overrides)
+
+
+def emulator_client(emulator_url: str) -> Any:
+    """The endpoint's production client configuration, pointed at the emulator."""
+    import boto3
+    from botocore.config import Config
+
+    from lambdas.endpoint.upstream import CLIENT_CONFIG
+
+    return boto3.client(
+        "bedrock-agent-runtime",
+        endpoint_url=emulator_url,
+        region_name="us-west-2",
+        aws_access_key_id="x",
+        aws_secret_access_key="x",  # noqa: S106 - the emulator checks no signature
+        config=Config(**CLIENT_CONFIG),
+    )
+
+
+@dataclass
+class EndpointHandle:
+    url: str
+    settings: TenantSettings
+    default_caller: str
+    metric_lines: list[str] = field(default_factory=list)
+    _server: Any = None
+    _thread: threading.Thread | None = None
+
+    def stop(self) -> None:
+        if self._server is not None:
+            self._server.should_exit = True
+            self._server.force_exit = True
+        if self._thread is not None:
+            self._thread.join(timeout=10)
+
+    def __enter__(self) -> EndpointHandle:
+        return self
+
+    def __exit__(
+        self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
+    ) -> None:
+        self.stop()
+
+
+def build_service(emulator: Any, settings: TenantSettings | None = None, **service: Any) -> Any:
+    """A Service (query.py) talking to `emulator`, in local mode, with small backoff for fast retries."""
+    from lambdas.endpoint.query import Service
+    from lambdas.endpoint.retry import Backoff
+
+    client = emulator_client(emulator.url)
+    options: dict[str, Any] = {
+        "local_mode": True,
+        "local_caller_arn": DEFAULT_CALLER,
+        "client_factory": lambda: client,
+        "backoff": Backoff(base_seconds=0.01, cap_seconds=0.05),
+    }
+    options.update(service)
+    return Service(settings=settings or tenant_settings(), **options)
+
+
+def start_endpoint(emulator: Any, settings: TenantSettings | None = None, **service: Any) -> EndpointHandle:
+    """Serves the endpoint on 127.0.0.1 (a free port) until `stop()`; returns once it accepts requests."""
+    import uvicorn
+
+    from lambdas.endpoint.app import create_app
+
+    lines: list[str] = []
+    service.setdefault("write_metrics", lines.append)
+    built = build_service(emulator, settings, **service)
+    config = uvicorn.Config(
+        create_app(built), host="127.0.0.1", port=0, log_level="warning", access_log=False, lifespan="off"
+    )
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name="akb-endpoint-test", daemon=True)
+    thread.start()
+    deadline = time.monotonic() + 10
+    while not server.started:
+        if time.monotonic() > deadline or not thread.is_alive():
+            raise RuntimeError("the endpoint did not start")
+        time.sleep(0.01)
+    port = server.servers[0].sockets[0].getsockname()[1]
+    return EndpointHandle(
+        url=f"http://127.0.0.1:{port}",
+        settings=built.settings,
+        default_caller=built.local_caller_arn,
+        metric_lines=lines,
+        _server=server,
+        _thread=thread,
+    )
