@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection
 
-from lambdas.endpoint.settings import Retriever, TenantSettings
+from lambdas.endpoint.settings import Retriever, RoutingSettings, TenantSettings
 from schema.loader import Project
 
 LOCAL_VERSION = "1"
@@ -73,4 +73,5 @@ def tenant_settings(
         max_body_bytes=environment.endpoint.max_body_bytes,
         agentic_price_per_1000_usd=environment.pricing.agentic_per_1000_usd,
         retrieve_price_per_1000_usd=environment.pricing.retrieve_per_1000_usd,
+        routing=RoutingSettings(**tenant.routing.model_dump()),  # same field names (docs/routing.md)
     )

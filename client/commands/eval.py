@@ -46,11 +46,14 @@ def _csv(kind: type, allowed: tuple[str, ...] | None = None):
 def _target(url: str | None, env_name: str, tenant: str | None, local: bool, config_dir: Path) -> Iterator[dict]:
     """The endpoint to evaluate: {"url", "region", "description", "local"}; starts one for --local."""
     if local:
-        from client.evaluation.local_target import local_endpoint
+        from client.evaluation.local_target import LocalTargetError, local_endpoint
 
-        with local_endpoint(config_dir) as endpoint_url:
-            description = f"local emulator ({endpoint_url})"
-            yield {"url": endpoint_url, "region": None, "description": description, "local": True}
+        try:
+            with local_endpoint(config_dir, env_name, tenant) as endpoint_url:
+                description = f"local emulator, tenant {tenant or 'sample (every corpus folder)'} ({endpoint_url})"
+                yield {"url": endpoint_url, "region": None, "description": description, "local": True}
+        except LocalTargetError as error:
+            raise click.ClickException(str(error)) from None
         return
     if url:
         yield {"url": url, "region": None, "description": url, "local": False}
@@ -69,8 +72,13 @@ def _target(url: str | None, env_name: str, tenant: str | None, local: bool, con
 @click.option("--dataset", "dataset_path", required=True, type=click.Path(path_type=Path), help="Dataset (JSONL).")
 @click.option("--url", help="Endpoint URL (function URL, or http://127.0.0.1:PORT).")
 @env_option
-@click.option("--tenant", help="Tenant whose deployed endpoint to evaluate (with --env).")
-@click.option("--local", is_flag=True, help="Start the emulator and the endpoint locally and evaluate them.")
+@click.option("--tenant", help="Tenant whose deployed endpoint to evaluate (with --env; with --local: its settings).")
+@click.option(
+    "--local",
+    is_flag=True,
+    help="Start the emulator and the endpoint in this process (every corpus folder as a knowledge base, "
+    "or --tenant's) and evaluate them.",
+)
 @config_option
 @click.option(
     "--modes", default=",".join(MODES), show_default=True, callback=_csv(str, MODES), help="Modes to compare."
@@ -95,7 +103,7 @@ def command(
     """Compare retrieval modes on a dataset: recall, precision, completeness, abstention, latency, cost."""
     from client.evaluation.dataset import DatasetError, load_dataset
 
-    chosen = sum(bool(x) for x in (url, tenant, local))
+    chosen = sum(bool(x) for x in (url, tenant and not local, local))
     if chosen != 1:
         raise click.UsageError("choose one target: --url URL, --env ENV --tenant TENANT, or --local")
     try:

@@ -147,7 +147,7 @@ class QueryRun:
             iterations=self.stats.iterations,
             durationMs=_ms(self.started),
             timeToFirstEventMs=self.first_event_ms,
-            mode=self.query.mode,
+            mode=self.stats.mode or self.query.mode,  # auto: the path it took
             estimatedCostUsd=self.mode.estimated_cost_usd(self.stats, self.service.settings),
         )
 
@@ -196,6 +196,7 @@ class QueryRun:
         cost = self.mode.estimated_cost_usd(self.stats, self.service.settings)
         self.log.info(
             "query finished",
+            mode=self.stats.mode or self.query.mode,
             stop_reason=stop_reason,
             error_code=error_code,
             iterations=self.stats.iterations,

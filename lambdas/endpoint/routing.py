@@ -16,7 +16,7 @@ import re
 from dataclasses import dataclass
 
 from lambdas.endpoint.events import TraceEvent
-from lambdas.endpoint.settings import MODES, RoutingSettings
+from lambdas.endpoint.settings import RoutingSettings
 
 ROUTING_STEP = "Routing"
 
@@ -127,14 +127,6 @@ def route(question: str, knowledge_bases: int, rules: RoutingSettings) -> Routin
     return RoutingDecision("retrieve", tuple(passed), s)
 
 
-def requested_mode(mode: str | None, rules: RoutingSettings) -> str:
-    """The mode a request runs in: its own `mode`, else the tenant's default (agentic unless changed)."""
-    chosen = mode or rules.default_mode
-    if chosen not in MODES:
-        raise ValueError(f"mode must be one of {', '.join(MODES)}, got '{chosen}'")
-    return chosen
-
-
-def routing_trace(decision: RoutingDecision, elapsed_ms: int) -> TraceEvent:
-    """The first event of an `auto` request: the decision and every reason for it."""
-    return TraceEvent(step=ROUTING_STEP, status="SUCCEEDED", elapsedMs=elapsed_ms, message=decision.message)
+def routing_trace(message: str, elapsed_ms: int) -> TraceEvent:
+    """The first event of an `auto` request: `RoutingDecision.message`, the decision and every reason."""
+    return TraceEvent(step=ROUTING_STEP, status="SUCCEEDED", elapsedMs=elapsed_ms, message=message)

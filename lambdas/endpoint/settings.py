@@ -22,9 +22,6 @@ class Retriever:
     description: str
 
 
-MODES = ("agentic", "retrieve", "auto")
-
-
 @dataclass(frozen=True)
 class RoutingSettings:
     """Which path a question takes (`mode`), and the thresholds of the `auto` router (docs/routing.md).

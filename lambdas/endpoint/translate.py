@@ -43,6 +43,7 @@ class RunStats:
     guardrail_interventions: int = 0
     first_event_at: float | None = None  # monotonic
     upstream_request_id: str | None = None
+    mode: str | None = None  # the path taken when it differs from the request's (auto -> retrieve | agentic)
 
 
 @dataclass

@@ -7,7 +7,7 @@ from dataclasses import fields, replace
 
 import pytest
 
-from lambdas.endpoint.routing import ROUTING_STEP, requested_mode, route, routing_trace
+from lambdas.endpoint.routing import ROUTING_STEP, route, routing_trace
 from lambdas.endpoint.settings import RoutingSettings, TenantSettings
 from schema.tenant import Routing
 
@@ -85,18 +85,10 @@ def test_every_reason_is_listed_when_several_cues_fire():
 
 def test_the_routing_trace_carries_the_decision_and_its_reasons():
     decision = route("How do I rotate an API key?", 2, DEFAULTS)
-    event = routing_trace(decision, elapsed_ms=1)
+    event = routing_trace(decision.message, elapsed_ms=1)
     assert event.step == ROUTING_STEP == "Routing"
     assert event.status == "SUCCEEDED"
     assert event.message == decision.message and "retrieve" in event.message
-
-
-def test_default_mode_stays_agentic_unless_the_tenant_changes_it():
-    assert requested_mode(None, DEFAULTS) == "agentic"
-    assert requested_mode(None, replace(DEFAULTS, default_mode="auto")) == "auto"
-    assert requested_mode("retrieve", DEFAULTS) == "retrieve"
-    with pytest.raises(ValueError, match="mode must be one of agentic, retrieve, auto"):
-        requested_mode("fast", DEFAULTS)
 
 
 def test_tenant_config_block_and_runtime_settings_have_the_same_fields_and_defaults():
