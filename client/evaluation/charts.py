@@ -9,6 +9,11 @@ RECALL_BY_HOPS = "recall_by_hops.png"
 COST_VS_RECALL = "cost_vs_recall.png"
 
 
+def _title(report: dict[str, Any], text: str) -> str:
+    """Charts leave the terminal: one from the emulator must say so on its face."""
+    return text + (" (local emulator, not Bedrock)" if report.get("disclaimer") else "")
+
+
 def _pyplot():
     import matplotlib
 
@@ -36,7 +41,7 @@ def recall_by_hops(report: dict[str, Any], path: Path, k: int | None = None) -> 
     ax.set_ylim(0, 1.3)
     ax.set_yticks([0, 0.2, 0.4, 0.6, 0.8, 1.0])
     ax.set_ylabel(f"Recall@{k_key}")
-    ax.set_title(f"Recall@{k_key} by hop count", fontsize=10)
+    ax.set_title(_title(report, f"Recall@{k_key} by hop count"), fontsize=10)
     ax.legend(fontsize=8, loc="upper center", ncol=len(modes), frameon=False)
     fig.tight_layout()
     fig.savefig(path)
@@ -65,7 +70,7 @@ def cost_vs_recall(report: dict[str, Any], path: Path, k: int | None = None) -> 
     title = f"Cost vs Recall@{k_key}"
     if unknown:
         title += f" (no cost/recall: {', '.join(unknown)})"
-    ax.set_title(title, fontsize=10)
+    ax.set_title(_title(report, title), fontsize=10)
     ax.grid(alpha=0.3)
     fig.tight_layout()
     fig.savefig(path)
