@@ -111,7 +111,9 @@ def resolve_target(project: Project, tenant: str, alias: str, source_index: int 
     if not 0 <= source_index < len(sources):
         raise IngestError(f"knowledge base {alias} has {len(sources)} sources; --source must be 0-{len(sources) - 1}")
     if source_index not in candidates:
-        raise IngestError(f"source {source_index} of {alias} is {sources[source_index].type}, not s3: files cannot be uploaded to it")
+        raise IngestError(
+            f"source {source_index} of {alias} is {sources[source_index].type}, not s3: files cannot be uploaded to it"
+        )
     source = sources[source_index]
     return Target(
         env_name=project.env_name,
@@ -154,8 +156,8 @@ def read_deployed(ssm, target: Target) -> Deployed:
     missing = [name for name in names.values() if name not in values]
     if missing:
         raise IngestError(
-            f"not found in SSM: {', '.join(missing)} — is stack {naming.tenant_stack_name(target.env_name, target.tenant)} "
-            "deployed in this account and region?"
+            f"not found in SSM: {', '.join(missing)} — is stack "
+            f"{naming.tenant_stack_name(target.env_name, target.tenant)} deployed in this account and region?"
         )
     deployed = Deployed(**{field_name: values[name] for field_name, name in names.items()})
     if target.prefix is not None and deployed.prefix != target.prefix:
@@ -179,7 +181,7 @@ def start_job(agent, deployed: Deployed, description: str) -> str:
     response = agent.start_ingestion_job(
         knowledgeBaseId=deployed.knowledge_base_id,
         dataSourceId=deployed.data_source_id,
-        clientToken=uuid.uuid4().hex,
+        clientToken=str(uuid.uuid4()),  # 36 characters; the API wants 33-256
         description=description[:200],
     )
     return response["ingestionJob"]["ingestionJobId"]
@@ -232,7 +234,10 @@ def failed_documents(agent, deployed: Deployed, limit: int = 100) -> tuple[list[
             if len(found) >= limit:
                 return found[:limit], f"showing the first {limit} failed documents"
     except ClientError as error:
-        return found, f"failed documents could not be listed ({error.response['Error'].get('Code')}): see failureReasons"
+        return (
+            found,
+            f"failed documents could not be listed ({error.response['Error'].get('Code')}): see failureReasons",
+        )
     return found, None
 
 

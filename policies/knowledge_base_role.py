@@ -71,53 +71,65 @@ def knowledge_base_role_policy(inputs: KnowledgeBaseRoleInputs) -> dict:
     """The role's permissions: only what its own sources, keys and embedding model need."""
     statements: list[dict] = []
     if inputs.buckets:
-        statements.append({
-            "Sid": "ListDocumentBuckets",
+        statements.append(
+            {
+                "Sid": "ListDocumentBuckets",
+                "Effect": "Allow",
+                "Action": "s3:ListBucket",
+                # Listing is not narrowed by s3:prefix: how the connector lists (by prefix or whole
+                # bucket) is not documented, and a too-narrow condition silently ingests nothing.
+                "Resource": _unique(read.bucket_arn for read in inputs.buckets),
+                "Condition": {"StringEquals": {"aws:ResourceAccount": inputs.account}},
+            }
+        )
+        statements.append(
+            {
+                "Sid": "ReadDocumentsUnderSourcePrefixes",
+                "Effect": "Allow",
+                "Action": "s3:GetObject",
+                "Resource": _unique(arn for read in inputs.buckets for arn in _object_arns(read)),
+                "Condition": {"StringEquals": {"aws:ResourceAccount": inputs.account}},
+            }
+        )
+    statements.append(
+        {
+            "Sid": "PublishKnowledgeBaseMetrics",
             "Effect": "Allow",
-            "Action": "s3:ListBucket",
-            # Listing is not narrowed by s3:prefix: how the connector lists (by prefix or whole
-            # bucket) is not documented, and a too-narrow condition silently ingests nothing.
-            "Resource": _unique(read.bucket_arn for read in inputs.buckets),
-            "Condition": {"StringEquals": {"aws:ResourceAccount": inputs.account}},
-        })
-        statements.append({
-            "Sid": "ReadDocumentsUnderSourcePrefixes",
-            "Effect": "Allow",
-            "Action": "s3:GetObject",
-            "Resource": _unique(arn for read in inputs.buckets for arn in _object_arns(read)),
-            "Condition": {"StringEquals": {"aws:ResourceAccount": inputs.account}},
-        })
-    statements.append({
-        "Sid": "PublishKnowledgeBaseMetrics",
-        "Effect": "Allow",
-        "Action": "cloudwatch:PutMetricData",
-        # PutMetricData has no resource-level permissions; the namespace condition scopes it.
-        "Resource": "*",
-        "Condition": {"StringEquals": {"cloudwatch:namespace": KNOWLEDGE_BASE_METRIC_NAMESPACE}},
-    })
+            "Action": "cloudwatch:PutMetricData",
+            # PutMetricData has no resource-level permissions; the namespace condition scopes it.
+            "Resource": "*",
+            "Condition": {"StringEquals": {"cloudwatch:namespace": KNOWLEDGE_BASE_METRIC_NAMESPACE}},
+        }
+    )
     if inputs.secret_arns:
-        statements.append({
-            "Sid": "ReadConnectorCredentials",
-            "Effect": "Allow",
-            "Action": "secretsmanager:GetSecretValue",
-            "Resource": _unique(inputs.secret_arns),
-        })
+        statements.append(
+            {
+                "Sid": "ReadConnectorCredentials",
+                "Effect": "Allow",
+                "Action": "secretsmanager:GetSecretValue",
+                "Resource": _unique(inputs.secret_arns),
+            }
+        )
     if inputs.kms_key_arns:
-        statements.append({
-            "Sid": "UseConfiguredKmsKeys",
-            "Effect": "Allow",
-            # Decrypt reads data under the key; GenerateDataKey encrypts the KB's transient data
-            # (docs.aws.amazon.com/bedrock/latest/userguide/encryption-kb.html).
-            "Action": ["kms:Decrypt", "kms:GenerateDataKey"],
-            "Resource": _unique(inputs.kms_key_arns),
-        })
+        statements.append(
+            {
+                "Sid": "UseConfiguredKmsKeys",
+                "Effect": "Allow",
+                # Decrypt reads data under the key; GenerateDataKey encrypts the KB's transient data
+                # (docs.aws.amazon.com/bedrock/latest/userguide/encryption-kb.html).
+                "Action": ["kms:Decrypt", "kms:GenerateDataKey"],
+                "Resource": _unique(inputs.kms_key_arns),
+            }
+        )
     if inputs.embedding_model_arn:
-        statements.append({
-            "Sid": "InvokeCustomEmbeddingModel",
-            "Effect": "Allow",
-            "Action": "bedrock:InvokeModel",
-            "Resource": inputs.embedding_model_arn,
-        })
+        statements.append(
+            {
+                "Sid": "InvokeCustomEmbeddingModel",
+                "Effect": "Allow",
+                "Action": "bedrock:InvokeModel",
+                "Resource": inputs.embedding_model_arn,
+            }
+        )
     return {"Version": VERSION, "Statement": statements}
 
 

@@ -135,5 +135,7 @@ class KnowledgeBase(StrictModel):
     @classmethod
     def _is_key(cls, value: str | None) -> str | None:
         if value and ":key/" not in require_arn_service(value, ("kms",), "a KMS key ARN"):
-            raise ValueError(f"'{value}' is not a KMS key ARN (arn:...:kms:<region>:<account>:key/<id>); aliases are not accepted")
+            raise ValueError(
+                f"'{value}' is not a KMS key ARN (arn:...:kms:<region>:<account>:key/<id>); aliases are not accepted"
+            )
         return value

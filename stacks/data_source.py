@@ -49,7 +49,10 @@ def web_connector_parameters(source: WebSource) -> dict[str, Any]:
     }
     filters = {
         key: list(values)
-        for key, values in (("inclusionPatterns", source.inclusion_filters), ("exclusionPatterns", source.exclusion_filters))
+        for key, values in (
+            ("inclusionPatterns", source.inclusion_filters),
+            ("exclusionPatterns", source.exclusion_filters),
+        )
         if values
     }
     if filters:
@@ -165,7 +168,9 @@ class DataSource(Construct):
         if isinstance(source, S3Source):
             if not self.bucket_name:
                 raise DataSourceConfigError(f"{self.node.path}: an s3 source needs a bucket; pass bucket_name")
-            return s3_connector_parameters(bucket_name=self.bucket_name, bucket_owner_account=account, prefix=source.prefix)
+            return s3_connector_parameters(
+                bucket_name=self.bucket_name, bucket_owner_account=account, prefix=source.prefix
+            )
         if isinstance(source, WebSource):
             return web_connector_parameters(source)
         return connector_parameters(source, self.node.path)

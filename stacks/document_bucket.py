@@ -30,7 +30,7 @@ class DocumentBucket(Construct):
         construct_id: str,
         *,
         removal_policy: RemovalPolicy,
-        log_retention: Duration = Duration.days(365),
+        log_retention: Duration | None = None,
     ):
         super().__init__(scope, construct_id)
         # Log delivery through a bucket policy, never the LogDeliveryWrite ACL (ACLs are disabled
@@ -44,7 +44,7 @@ class DocumentBucket(Construct):
             enforce_ssl=True,
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-            lifecycle_rules=[s3.LifecycleRule(expiration=log_retention)],
+            lifecycle_rules=[s3.LifecycleRule(expiration=log_retention or Duration.days(365))],
             removal_policy=removal_policy,
             auto_delete_objects=destroy,
         )

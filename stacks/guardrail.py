@@ -40,18 +40,32 @@ def guardrail_properties(config: GuardrailConfig, *, name: str) -> dict[str, Any
         "BlockedOutputsMessaging": config.blocked_message,
     }
     if config.content_filters:
-        properties["ContentPolicyConfig"] = {"FiltersConfig": [
-            {"Type": f.type, "InputStrength": f.input_strength, "OutputStrength": f.output_strength,
-             "InputAction": f.input_action, "OutputAction": f.output_action}
-            for f in config.content_filters
-        ]}
+        properties["ContentPolicyConfig"] = {
+            "FiltersConfig": [
+                {
+                    "Type": f.type,
+                    "InputStrength": f.input_strength,
+                    "OutputStrength": f.output_strength,
+                    "InputAction": f.input_action,
+                    "OutputAction": f.output_action,
+                }
+                for f in config.content_filters
+            ]
+        }
     if config.denied_topics:
-        properties["TopicPolicyConfig"] = {"TopicsConfig": [
-            {"Name": t.name, "Definition": t.definition, "Type": "DENY",
-             **({"Examples": list(t.examples)} if t.examples else {}),
-             "InputAction": t.input_action, "OutputAction": t.output_action}
-            for t in config.denied_topics
-        ]}
+        properties["TopicPolicyConfig"] = {
+            "TopicsConfig": [
+                {
+                    "Name": t.name,
+                    "Definition": t.definition,
+                    "Type": "DENY",
+                    **({"Examples": list(t.examples)} if t.examples else {}),
+                    "InputAction": t.input_action,
+                    "OutputAction": t.output_action,
+                }
+                for t in config.denied_topics
+            ]
+        }
     words: dict[str, Any] = {}
     if config.words:
         words["WordsConfig"] = [{"Text": w, "InputAction": "BLOCK", "OutputAction": "BLOCK"} for w in config.words]
@@ -69,16 +83,24 @@ def guardrail_properties(config: GuardrailConfig, *, name: str) -> dict[str, Any
         ]
     if config.regexes:
         sensitive["RegexesConfig"] = [
-            {"Name": r.name, "Pattern": r.pattern, **({"Description": r.description} if r.description else {}),
-             "Action": r.action, "InputAction": r.action, "OutputAction": r.action}
+            {
+                "Name": r.name,
+                "Pattern": r.pattern,
+                **({"Description": r.description} if r.description else {}),
+                "Action": r.action,
+                "InputAction": r.action,
+                "OutputAction": r.action,
+            }
             for r in config.regexes
         ]
     if sensitive:
         properties["SensitiveInformationPolicyConfig"] = sensitive
     if config.contextual_grounding:
-        properties["ContextualGroundingPolicyConfig"] = {"FiltersConfig": [
-            {"Type": g.type, "Threshold": g.threshold, "Action": g.action} for g in config.contextual_grounding
-        ]}
+        properties["ContextualGroundingPolicyConfig"] = {
+            "FiltersConfig": [
+                {"Type": g.type, "Threshold": g.threshold, "Action": g.action} for g in config.contextual_grounding
+            ]
+        }
     if config.kms_key_arn:
         properties["KmsKeyArn"] = config.kms_key_arn
     return properties
@@ -189,7 +211,9 @@ class Guardrail(Construct):
     def grant_apply(self, grantee: iam.IGrantable) -> iam.Grant:
         """What a caller passing this guardrail to AgenticRetrieveStream needs (FACTS.md, IAM)."""
         return iam.Grant.add_to_principal(
-            grantee=grantee, actions=["bedrock:GetGuardrail", "bedrock:ApplyGuardrail"], resource_arns=[self.guardrail_arn]
+            grantee=grantee,
+            actions=["bedrock:GetGuardrail", "bedrock:ApplyGuardrail"],
+            resource_arns=[self.guardrail_arn],
         )
 
 

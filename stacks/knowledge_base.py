@@ -83,7 +83,10 @@ class KnowledgeBase(Construct):
             embedding_model_arn=config.embedding.model_arn,
         )
         self.role_policy = iam.Policy(
-            self, "RolePolicy", roles=[self.role], document=iam.PolicyDocument.from_json(knowledge_base_role_policy(role_inputs))
+            self,
+            "RolePolicy",
+            roles=[self.role],
+            document=iam.PolicyDocument.from_json(knowledge_base_role_policy(role_inputs)),
         )
         self._acknowledge_wildcards(role_inputs)
 

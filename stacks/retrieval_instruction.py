@@ -76,7 +76,8 @@ class RetrievalInstruction(Construct):
         cdk.Validations.of(self.resource).acknowledge(
             cdk.Acknowledgment(
                 id="CloudFormation-Validate::F3006",
-                reason="AWS::Bedrock::RetrievalInstruction is newer than aws-cdk-lib's resource spec; cfn-lint checks it",
+                reason="AWS::Bedrock::RetrievalInstruction is newer than the resource spec of aws-cdk-lib; "
+                "cfn-lint checks it",
             )
         )
 

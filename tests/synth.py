@@ -26,9 +26,18 @@ class Synthesized:
         return {key: value for key, value in resources.items() if value["Type"] == resource_type}
 
 
+REPO = Path(__file__).resolve().parent.parent
+
+
+def cdk_json_context() -> dict:
+    """cdk.json's feature flags, so tests synthesize exactly what `cdk synth` would."""
+    context = json.loads((REPO / "cdk.json").read_text())["context"]
+    return {key: value for key, value in context.items() if key not in ("env", "config")}
+
+
 def synthesize(config_dir: Path | str, env_name: str, outdir: Path) -> Synthesized:
     project = load_project(config_dir, env_name)
-    app = cdk.App(outdir=str(outdir))
+    app = cdk.App(outdir=str(outdir), context=cdk_json_context())
     stacks = build_app(app, project)
     app.synth()
     templates = {

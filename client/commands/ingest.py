@@ -16,11 +16,18 @@ from client.options import config_option, env_option, load_or_exit
 @config_option
 @click.option("--tenant", required=True, help="Tenant name (config/tenants/<tenant>.yaml).")
 @click.option("--kb", "alias", required=True, help="Knowledge base alias.")
-@click.option("--source", "source_index", type=int, default=None,
-              help="Index of the data source in the alias's `sources` (needed only when it has several).")
+@click.option(
+    "--source",
+    "source_index",
+    type=int,
+    default=None,
+    help="Index of the data source in the alias's `sources` (needed only when it has several).",
+)
 @click.option("--dry-run", is_flag=True, help="Print the plan; call nothing (works without AWS credentials).")
 @click.option("--interval", type=float, default=5.0, show_default=True, help="Seconds between status checks.")
-@click.option("--timeout", type=float, default=3600.0, show_default=True, help="Stop following after this many seconds.")
+@click.option(
+    "--timeout", type=float, default=3600.0, show_default=True, help="Stop following after this many seconds."
+)
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
 def command(env_name, config_dir, tenant, alias, source_index, dry_run, interval, timeout, paths) -> None:
     """Upload PATH... (files or directories) under the source's prefix, then ingest and report.
@@ -46,14 +53,25 @@ def command(env_name, config_dir, tenant, alias, source_index, dry_run, interval
     raise SystemExit(0 if result.ok else 1)
 
 
-def run(s3, ssm, agent, target: ingest.Target, uploads: list[ingest.Upload], *, interval: float, timeout: float,
-        sleep=time.sleep) -> ingest.JobResult:
+def run(
+    s3,
+    ssm,
+    agent,
+    target: ingest.Target,
+    uploads: list[ingest.Upload],
+    *,
+    interval: float,
+    timeout: float,
+    sleep=time.sleep,
+) -> ingest.JobResult:
     deployed = ingest.read_deployed(ssm, target)
     if uploads:
         click.echo(f"Uploading {len(uploads)} file(s) to s3://{deployed.bucket}/{deployed.prefix}")
         ingest.upload_files(s3, deployed, uploads, lambda u: click.echo(f"  {u.path} -> {u.key}"))
     job_id = ingest.start_job(agent, deployed, f"akb ingest: {len(uploads)} file(s)")
-    click.echo(f"Ingestion job {job_id} (knowledge base {deployed.knowledge_base_id}, data source {deployed.data_source_id})")
+    click.echo(
+        f"Ingestion job {job_id} (knowledge base {deployed.knowledge_base_id}, data source {deployed.data_source_id})"
+    )
     started, last = time.monotonic(), [""]
 
     def show(job: dict) -> None:
@@ -74,14 +92,18 @@ def _print_result(result: ingest.JobResult) -> None:
     if result.failed_documents:
         click.echo(f"{len(result.failed_documents)} document(s) not indexed:")
         for document in result.failed_documents:
-            click.echo(f"  {document.get('status')}  {ingest.document_name(document)}  {document.get('statusReason', '')}")
+            click.echo(
+                f"  {document.get('status')}  {ingest.document_name(document)}  {document.get('statusReason', '')}"
+            )
     if result.note:
         click.echo(f"  ({result.note})")
 
 
 def _print_plan(project, target: ingest.Target, uploads: list[ingest.Upload]) -> None:
-    click.echo(f"Plan (dry run; nothing is called) — {project.env_name}/{target.tenant}, knowledge base {target.alias}, "
-               f"source {target.source_index} ({target.source_type}), region {project.environment.region}:")
+    click.echo(
+        f"Plan (dry run; nothing is called) — {project.env_name}/{target.tenant}, knowledge base {target.alias}, "
+        f"source {target.source_index} ({target.source_type}), region {project.environment.region}:"
+    )
     click.echo("  read SSM parameters:")
     for name in target.parameters.values():
         click.echo(f"    {name}")

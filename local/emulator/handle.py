@@ -83,6 +83,11 @@ def start_emulator(
     """Loads the corpus, binds 127.0.0.1:`port` (0 picks a free port) and serves on a daemon thread."""
     knowledge_bases = load_corpus(Path(corpus_dir) if corpus_dir else DEFAULT_CORPUS)
     server = EmulatorServer(port, EmulatorState(knowledge_bases, delay_ms))
-    thread = threading.Thread(target=server.serve_forever, name=f"bedrock-emulator-{port}", daemon=True)
+    thread = threading.Thread(
+        target=server.serve_forever,
+        kwargs={"poll_interval": 0.05},
+        name=f"bedrock-emulator-{port}",
+        daemon=True,
+    )
     thread.start()
     return EmulatorHandle(server, thread)

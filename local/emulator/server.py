@@ -241,3 +241,7 @@ class EmulatorServer(ThreadingHTTPServer):
     def __init__(self, port: int, state: EmulatorState) -> None:
         self.state = state
         super().__init__(("127.0.0.1", port), Handler)
+
+    def handle_error(self, request: Any, client_address: Any) -> None:
+        """A client resetting an idle keep-alive connection is normal; anything else goes to the log."""
+        log.debug("connection error from %s", client_address, exc_info=True)

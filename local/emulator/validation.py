@@ -57,7 +57,7 @@ def _fail(path: str, constraint: str, value: Any = None) -> ServiceError:
     )
 
 
-def _check_shape(shape: Any, value: Any, path: str, skip: Collection[str]) -> None:
+def _check_shape(shape: Any, value: Any, path: str) -> None:
     if shape.metadata.get("document"):
         return
     kinds = _JSON_TYPES.get(shape.type_name, (object,))
@@ -78,33 +78,32 @@ def _check_shape(shape: Any, value: Any, path: str, skip: Collection[str]) -> No
         if pattern and not pattern.search(value):
             raise _fail(path, f"Member must satisfy regular expression pattern: {meta['pattern']}", value)
     if shape.type_name == "structure":
-        _check_structure(shape, value, path, skip)
+        _check_structure(shape, value, path)
     elif shape.type_name == "list":
         for n, item in enumerate(value):
-            _check_shape(shape.member, item, f"{path}.{n + 1}.member", skip)
+            _check_shape(shape.member, item, f"{path}.{n + 1}.member")
     elif shape.type_name == "map":
         for key, item in value.items():
-            _check_shape(shape.value, item, f"{path}.{key}", skip)
+            _check_shape(shape.value, item, f"{path}.{key}")
 
 
-def _check_structure(shape: Any, value: dict[str, Any], path: str, skip: Collection[str]) -> None:
+def _check_structure(shape: Any, value: dict[str, Any], path: str) -> None:
     prefix = f"{path}." if path else ""
     for name in shape.required_members:
-        if value.get(name) is None and name not in skip:
+        if value.get(name) is None:
             raise _fail(f"{prefix}{name}", "Member must not be null")
     present = [name for name in shape.members if value.get(name) is not None]
     if shape.metadata.get("union") and len(present) != 1:
         raise _fail(path or shape.name, f"exactly one member of {sorted(shape.members)} must be set", value)
     for name in present:
-        if name not in skip:
-            _check_shape(shape.members[name], value[name], f"{prefix}{name}", skip)
+        _check_shape(shape.members[name], value[name], f"{prefix}{name}")
 
 
-def check_against_model(operation: str, body: Any, skip: Collection[str] = ()) -> None:
+def check_against_model(operation: str, body: Any) -> None:
     """Raises ValidationException for the first way `body` breaks the operation's input shape."""
     if not isinstance(body, dict):
         raise ServiceError("ValidationException", "The request body must be a JSON object")
-    _check_structure(_operation(operation).input_shape, body, "", skip)
+    _check_structure(_operation(operation).input_shape, body, "")
 
 
 def _require_known(kb_id: str, known: Collection[str]) -> None:

@@ -1,0 +1,68 @@
+"""The Retrieve API through boto3's client.retrieve."""
+
+from __future__ import annotations
+
+import pytest
+from botocore.exceptions import ClientError
+
+from local.emulator import kb_id_for
+
+
+def retrieve(client, query: str, folder: str = "docs", **extra):
+    return client.retrieve(knowledgeBaseId=kb_id_for(folder), retrievalQuery={"text": query}, **extra)
+
+
+def test_retrieve_returns_scored_chunks_with_location_and_metadata(bedrock):
+    results = retrieve(bedrock, "BulkExport row limit")["retrievalResults"]
+    assert 0 < len(results) <= 5
+    top = results[0]
+    assert top["location"] == {
+        "type": "S3",
+        "s3Location": {"uri": "s3://akb-local-docs/skyledger/bulk-export.md"},
+    }
+    assert top["metadata"]["x-amz-bedrock-kb-document-id"] == "skyledger/bulk-export.md"
+    assert [r["score"] for r in results] == sorted((r["score"] for r in results), reverse=True)
+
+
+def test_number_of_results_and_filter_are_honoured(bedrock):
+    config = {
+        "vectorSearchConfiguration": {
+            "numberOfResults": 2,
+            "filter": {"equals": {"key": "product", "value": "signalbox"}},
+        }
+    }
+    results = retrieve(bedrock, "retry", retrievalConfiguration=config)["retrievalResults"]
+    assert 0 < len(results) <= 2 and {r["metadata"]["product"] for r in results} == {"signalbox"}
+
+
+def test_knowledge_base_arn_is_accepted(bedrock):
+    arn = f"arn:aws:bedrock:us-west-2:123456789012:knowledge-base/{kb_id_for('tickets')}"
+    results = bedrock.retrieve(knowledgeBaseId=arn, retrievalQuery={"text": "TCK-1183"})["retrievalResults"]
+    assert results[0]["documentId"] == "TCK-1183.md"
+
+
+@pytest.mark.parametrize(("user", "visible"), [(None, False), ("carol", True)])
+def test_acl_applies_to_retrieve(bedrock, user, visible):
+    extra = {"userContext": {"userId": user}} if user else {}
+    results = retrieve(bedrock, "Initech refund dispute", "tickets", **extra)["retrievalResults"]
+    assert ("TCK-1334.md" in {r["documentId"] for r in results}) is visible
+
+
+def test_unknown_knowledge_base_is_not_found(bedrock):
+    with pytest.raises(ClientError) as caught:
+        bedrock.retrieve(knowledgeBaseId="ZZZZZZZZZZ", retrievalQuery={"text": "x"})
+    assert caught.value.response["Error"]["Code"] == "ResourceNotFoundException"
+
+
+def test_guardrail_intervention_returns_nothing(bedrock):
+    guardrail = {"guardrailId": "abc", "guardrailVersion": "DRAFT"}
+    response = retrieve(bedrock, "a forbidden question about exports", guardrailConfiguration=guardrail)
+    assert (response["guardrailAction"], response["retrievalResults"]) == ("INTERVENED", [])
+    assert retrieve(bedrock, "exports", guardrailConfiguration=guardrail)["guardrailAction"] == "NONE"
+
+
+def test_throttling_applies_to_retrieve_too(bedrock, emulator):
+    emulator.set_faults(throttle_before=1)
+    with pytest.raises(ClientError) as caught:
+        retrieve(bedrock, "exports")
+    assert caught.value.response["Error"]["Code"] == "ThrottlingException"
