@@ -15,7 +15,7 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any
+from typing import Any, TypedDict, Unpack
 
 import httpx
 from botocore.credentials import Credentials, ReadOnlyCredentials
@@ -102,6 +102,19 @@ class Answer:
     errors: list[ErrorEvent] = field(default_factory=list)
 
 
+class QueryOptions(TypedDict, total=False):
+    """The endpoint's request options (docs/endpoint.md); omitted ones take the tenant's defaults."""
+
+    messages: Sequence[dict[str, Any]] | None
+    knowledge_bases: Sequence[str] | None
+    generate_response: bool | None
+    max_agent_iteration: int | None
+    max_results: int | None
+    filter: dict[str, Any] | None
+    mode: str | None
+    user_id: str | None
+
+
 def request_body(
     question: str | None = None,
     *,
@@ -174,7 +187,11 @@ class Client:
         self.close()
 
     def query(
-        self, question: str | None = None, *, format: StreamFormat | None = None, **options: Any
+        self,
+        question: str | None = None,
+        *,
+        format: StreamFormat | None = None,
+        **options: Unpack[QueryOptions],
     ) -> Iterator[Event]:
         """Yields each event as it arrives, `ErrorEvent`s included, ending with the `DoneEvent`.
 
@@ -206,7 +223,13 @@ class Client:
         finally:
             response.close()
 
-    def ask(self, question: str | None = None, **options: Any) -> Answer:
+    def ask(
+        self,
+        question: str | None = None,
+        *,
+        format: StreamFormat | None = None,
+        **options: Unpack[QueryOptions],
+    ) -> Answer:
         """Runs one request to the end and returns the collected `Answer`.
 
         Raises StreamError (with `.done` when it arrived) if the stream carried an `error` event or
@@ -217,7 +240,7 @@ class Client:
         errors: list[ErrorEvent] = []
         result: ResultEvent | None = None
         done: DoneEvent | None = None
-        for event in self.query(question, **options):
+        for event in self.query(question, format=format, **options):
             if isinstance(event, TraceEvent):
                 trace.append(event)
             elif isinstance(event, TextEvent):

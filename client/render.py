@@ -58,21 +58,22 @@ def cite(answer: str, citations: Sequence[Citation], result_count: int) -> str:
     return text
 
 
-def step_lines(event: TraceEvent) -> list[str]:
-    """One headline for the step's start or end, then one line per detail worth auditing."""
+def step_lines(event: TraceEvent, show_sub_queries: bool = True) -> list[str]:
+    """One headline for the step's start or end, then one line per detail worth auditing
+    (sub-queries, counts, failures, guardrail interventions; a guardrail that let it pass is not news)."""
     if event.status == "IN_PROGRESS":
         head = f"> {event.step} started"
     else:
         head = f"{'+' if event.status == 'SUCCEEDED' else '!'} {event.step} {event.status.lower()}"
     head += f" ({event.elapsedMs} ms)"
     lines = [head + (f": {event.message}" if event.message else "")]
-    for sub in event.subQueries:
+    for sub in event.subQueries if show_sub_queries else []:
         lines.append(f'    query "{sub.text}" -> {", ".join(sub.knowledgeBases) or "all knowledge bases"}')
     if event.retrievedCount or event.documents:
         documents = f" from {len(event.documents)} documents" if event.documents else ""
         lines.append(f"    retrieved {event.retrievedCount}{documents}")
     lines.extend(f"    failure: {failure}" for failure in event.failures)
-    for warning in event.guardrail:
+    for warning in (w for w in event.guardrail if w.action != "NONE"):
         version = f" v{warning.version}" if warning.version else ""
         ident = f" ({warning.id}{version})" if warning.id else ""
         lines.append(f"    guardrail {warning.action}{ident}")
@@ -153,15 +154,19 @@ class ViewRenderer:
         self._live_mode = console.is_terminal
         self._live: Live | None = None
         self._step: str | None = None
+        self._started: dict[str, list | None] = {}
         self._deltas: list[str] = []
         self._answer_shown = False
         self._result: ResultEvent | None = None
 
     def handle(self, event: Event) -> None:
         if isinstance(event, TraceEvent):
+            # A step's end usually repeats the sub-queries its start announced: show them once.
+            repeated = event.status != "IN_PROGRESS" and self._started.get(event.step) == event.subQueries
+            self._started[event.step] = event.subQueries if event.status == "IN_PROGRESS" else None
             self._step = event.step if event.status == "IN_PROGRESS" else None
             style = {"IN_PROGRESS": "cyan", "SUCCEEDED": "green"}.get(event.status, "red")
-            head, *details = step_lines(event)
+            head, *details = step_lines(event, show_sub_queries=not repeated)
             self._print(Text(head, style=style))
             for line in details:
                 self._print(Text(line, style="dim"))

@@ -48,7 +48,7 @@ def emulator_client(emulator_url: str) -> Any:
         endpoint_url=emulator_url,
         region_name="us-west-2",
         aws_access_key_id="x",
-        aws_secret_access_key="x",  # noqa: S106 - the emulator checks no signature
+        aws_secret_access_key="x",
         config=Config(**CLIENT_CONFIG),
     )
 
@@ -123,3 +123,47 @@ def start_endpoint(emulator: Any, settings: TenantSettings | None = None, **serv
         _server=server,
         _thread=thread,
     )
+
+
+@dataclass
+class Frame:
+    type: str
+    data: dict[str, Any]
+    at: float  # time.monotonic() when the client had it
+
+
+def iter_frames(response: Any) -> Any:
+    """Frames of an httpx streaming response, SSE or NDJSON by its content type, as they arrive."""
+    import json
+
+    ndjson = response.headers.get("content-type", "").startswith("application/x-ndjson")
+    event_type, data = None, None
+    for line in response.iter_lines():
+        if ndjson:
+            if line:
+                body = json.loads(line)
+                yield Frame(body.pop("type"), body, time.monotonic())
+            continue
+        if line.startswith("event: "):
+            event_type = line[len("event: ") :]
+        elif line.startswith("data: "):
+            data = json.loads(line[len("data: ") :])
+        elif line == "" and event_type is not None:
+            yield Frame(event_type, data or {}, time.monotonic())
+            event_type, data = None, None
+
+
+def context_header(arn: str, request_id: str | None = None) -> dict[str, str]:
+    """The `x-amzn-request-context` header the Web Adapter sends for an AWS_IAM function URL call."""
+    import json
+
+    account = arn.split(":")[4]
+    context = {
+        "accountId": account,
+        "apiId": "abcdefghijklmnop",
+        "authorizer": {"iam": {"accountId": account, "callerId": "AROAEXAMPLE:session", "userArn": arn}},
+        "requestId": request_id or "5e3f6a1c-0000-4000-8000-000000000000",
+        "routeKey": "$default",
+        "stage": "$default",
+    }
+    return {"x-amzn-request-context": json.dumps(context)}

@@ -3,7 +3,8 @@
 Exit codes (scripts rely on them): 0 success; 1 config, URL lookup or credentials problem;
 2 usage error; 3 the endpoint refused the request or could not be reached (no stream);
 4 the stream carried an error or broke off; 5 a deadline ended the request (the endpoint's
-`deadline` or this client's own first-event/idle timeout).
+`deadline`, as an error event, a stop reason or a 504 before streaming, or this client's own
+first-event/idle timeout).
 """
 
 from __future__ import annotations
@@ -164,7 +165,10 @@ def _run(client, question: str, options: dict, as_json: bool, quiet: bool) -> in
                 done = event
     except SigningError as error:
         return _fail(renderer, str(error), EXIT_CONFIG)
-    except (EndpointHTTPError, EndpointConnectionError) as error:
+    except EndpointHTTPError as error:
+        # The endpoint answers 504 `deadline` when its deadline passes before the first event.
+        return _fail(renderer, str(error), EXIT_DEADLINE if error.code == "deadline" else EXIT_HTTP)
+    except EndpointConnectionError as error:
         return _fail(renderer, str(error), EXIT_HTTP)
     except EndpointTimeout as error:
         return _fail(renderer, str(error), EXIT_DEADLINE)

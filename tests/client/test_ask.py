@@ -1,12 +1,17 @@
 """`akb ask` output modes and exit codes, against a stub endpoint (scripted wire, real HTTP).
 
-The end-to-end runs against the real endpoint service and emulator are in test_ask_local.py.
+The end-to-end runs against the real endpoint service and emulator are at the end of this file.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import socket
+import subprocess
+import sys
+from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
@@ -102,6 +107,12 @@ def test_http_error_before_streaming_exits_3_with_the_code_on_stderr(stub):
     assert "Traceback" not in result.output
 
 
+def test_a_504_deadline_before_streaming_exits_5(stub):
+    body = json.dumps({"error": {"code": "deadline", "message": "no answer within 1 s"}}).encode()
+    stub.reply = Reply(status=504, headers={"Content-Type": "application/json"}, chunks=[body])
+    assert ask("--url", stub.url, "q").exit_code == 5
+
+
 def test_connection_refused_exits_3():
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -167,3 +178,78 @@ def test_local_follows_akb_local_url(stub, monkeypatch):
     stub.reply = Reply(chunks=[sse(*sample_events())])
     assert ask("--local", "-q", "q").exit_code == 0
     assert len(stub.requests) == 1
+
+
+# --- Against the real endpoint service (tests/conftest.py `endpoint`) and the real emulator ---
+
+QUESTION = "How do I rotate an API key?"
+REPO = Path(__file__).resolve().parents[2]
+
+
+def akb_ask(*args: str) -> subprocess.CompletedProcess:
+    """`akb ask` as its own process writing into a pipe (what a script, `| less` or CI sees); the
+    endpoint under test runs in this process, so its logs never mix into the command's stdout."""
+    return subprocess.run(
+        [sys.executable, "-m", "client", "ask", *args],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO), "AWS_EC2_METADATA_DISABLED": "true"},
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+
+
+def test_real_endpoint_view_through_a_pipe_is_plain_and_complete(endpoint):
+    run = akb_ask("--url", endpoint.url, QUESTION)
+    assert run.returncode == 0, run.stderr
+    lines = run.stdout.splitlines()
+    assert "\x1b" not in run.stdout and "\r" not in run.stdout
+    assert lines[0].startswith("> ") and " started (" in lines[0]
+    assert any(line.startswith('    query "') for line in lines)
+    answer = lines[lines.index("Answer") + 1]
+    assert re.search(r"\[\d+\]", answer)  # citation markers in the answer
+    sources = [line for line in lines if re.match(r"\[\d+\] (docs|tickets) \| ", line)]
+    assert sources and len(sources) == int(re.search(r"Sources \((\d+)\)", run.stdout).group(1))
+    assert re.match(r"\d+ iterations? \| first event \d+ ms \| duration [\d.]+ s \| est\. cost \$", lines[-1])
+    assert "stop complete" in lines[-1]
+
+
+def test_real_endpoint_json_lines_all_parse_and_end_with_done(endpoint):
+    run = akb_ask("--url", endpoint.url, "--json", "--format", "ndjson", QUESTION)
+    assert run.returncode == 0, run.stderr
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    assert events[0]["type"] == "trace" and events[-1]["type"] == "done"
+    assert events[-1]["stopReason"] == "complete"
+    assert {"text", "result"} <= {event["type"] for event in events}
+
+
+def test_real_endpoint_quiet_prints_exactly_the_answer(endpoint):
+    from client.endpoint_client import Client
+
+    with Client(endpoint.url) as client:
+        expected = client.ask(QUESTION).answer
+    run = akb_ask("--url", endpoint.url, "--quiet", QUESTION)
+    assert (run.returncode, run.stdout) == (0, expected + "\n")
+
+
+def test_real_endpoint_throttled_past_retries_exits_3(endpoint, faults):
+    faults.set(throttle_before=20)
+    run = akb_ask("--url", endpoint.url, QUESTION)
+    assert run.returncode == 3
+    assert "HTTP 429 throttled" in run.stderr
+
+
+def test_real_endpoint_error_event_exits_4(endpoint, faults):
+    faults.set(error_after_events=3, error_type="internalServerException")
+    run = akb_ask("--url", endpoint.url, QUESTION)
+    assert run.returncode == 4
+    assert "error upstream_" in run.stdout
+
+
+def test_real_endpoint_deadline_exits_5(deadline_endpoint, faults):
+    faults.set(delay_ms=400)  # slower than the tenant's 1 s deadline allows the planner to finish
+    run = akb_ask("--url", deadline_endpoint.url, "--json", QUESTION)
+    assert run.returncode == 5, run.stdout + run.stderr
+    events = [json.loads(line) for line in run.stdout.splitlines()]
+    assert events[-1]["stopReason"] == "deadline"
+    assert any(event["type"] == "error" and event["code"] == "deadline" for event in events)

@@ -22,6 +22,7 @@ from client.endpoint_client import (
     request_body,
 )
 from lambdas.endpoint.events import DoneEvent, ErrorEvent, TextEvent, TraceEvent
+from tests.client.local_endpoint import emulator_streams
 from tests.client.stub_endpoint import Reply, ndjson, sample_events, sse, stub_endpoint
 
 
@@ -204,3 +205,63 @@ def test_closing_the_iterator_early_closes_the_connection(stub):
         assert isinstance(next(stream), TraceEvent)
         stream.close()
     assert stub.hung_up.wait(10)
+
+
+# --- Against the real endpoint service (tests/conftest.py `endpoint`) and the real emulator ---
+
+QUESTION = "How do I rotate an API key?"
+
+
+@pytest.mark.parametrize("stream_format", ["sse", "ndjson"])
+def test_real_endpoint_streams_trace_then_answer_then_result_then_done(endpoint, stream_format):
+    with Client(endpoint.url, format=stream_format) as client:
+        events = list(client.query(QUESTION))
+    types = [event.type for event in events]
+    assert types[0] == "trace" and types[-1] == "done"
+    assert "text" in types and types.index("result") > types.index("text")
+    assert events[-1].stopReason == "complete"
+    assert all(isinstance(event, TraceEvent) for event in events[: types.index("text")])
+
+
+def test_real_endpoint_ask_collects_a_cited_answer(endpoint):
+    with Client(endpoint.url) as client:
+        answer = client.ask(QUESTION, max_agent_iteration=2)
+    assert "key" in answer.answer.lower()
+    assert answer.results and answer.citations
+    assert all(0 <= index < len(answer.results) for c in answer.citations for index in c.results)
+    assert {step.step for step in answer.trace} >= {"Planning", "Retrieval"}
+    assert answer.done.iterations >= 1
+
+
+def test_real_endpoint_first_event_arrives_while_the_emulator_is_still_streaming(endpoint, emulator, faults):
+    faults.set(delay_ms=150)
+    with Client(endpoint.url) as client:
+        stream = client.query(QUESTION)
+        first = next(stream)
+        at_first = max(emulator_streams(emulator.url), key=lambda record: record["id"])
+        rest = list(stream)
+    final = next(record for record in emulator_streams(emulator.url) if record["id"] == at_first["id"])
+    assert isinstance(first, TraceEvent) and rest[-1].type == "done"
+    assert at_first["finished"] is False
+    assert final["finished"] is True and final["events_sent"] > at_first["events_sent"]
+
+
+def test_real_endpoint_throttled_past_its_retries_raises_429_with_retry_after(endpoint, faults):
+    faults.set(throttle_before=20)
+    with Client(endpoint.url) as client, pytest.raises(EndpointHTTPError) as caught:
+        list(client.query(QUESTION))
+    assert (caught.value.status, caught.value.code) == (429, "throttled")
+    assert caught.value.retry_after is not None and caught.value.retry_after >= 1
+
+
+def test_real_endpoint_error_mid_stream_is_yielded_then_raised_by_ask(endpoint, faults):
+    faults.set(error_after_events=3, error_type="internalServerException")
+    with Client(endpoint.url) as client:
+        events = list(client.query(QUESTION))
+        errors = [event for event in events if isinstance(event, ErrorEvent)]
+        assert len(errors) == 1 and events[-1].stopReason == "error"
+        faults.set(error_after_events=3, error_type="internalServerException")
+        with pytest.raises(StreamError) as caught:
+            client.ask(QUESTION)
+    assert caught.value.code == errors[0].code
+    assert caught.value.done is not None and caught.value.done.stopReason == "error"

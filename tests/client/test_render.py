@@ -53,7 +53,7 @@ def test_step_lines_describe_sub_queries_counts_failures_and_guardrail():
         retrievedCount=4,
         documents=["a", "b", "c"],
         failures=["wiki: throttled"],
-        guardrail=[GuardrailWarning("INTERVENED", "gr-1", "2")],
+        guardrail=[GuardrailWarning("NONE", "gr-1", "2"), GuardrailWarning("INTERVENED", "gr-1", "2")],
     )
     assert step_lines(event) == [
         "! Retrieval failed (812 ms): one retriever failed",
@@ -128,3 +128,15 @@ def test_footer_and_snippet_formats():
     assert footer(done) == "3 iterations | duration 1.53 s | mode agentic | stop complete | request r9"
     assert snippet("a\n\n b   c") == "a b c"
     assert snippet("x" * 200, limit=10) == "xxxxxxx..."
+
+
+def test_sub_queries_announced_at_a_steps_start_are_not_repeated_at_its_end():
+    sub = [SubQuery("rotate API key", ["docs"])]
+    events = [
+        TraceEvent(step="Retrieval", status="IN_PROGRESS", elapsedMs=1, subQueries=sub),
+        TraceEvent(step="Retrieval", status="SUCCEEDED", elapsedMs=2, subQueries=sub, retrievedCount=3),
+        TraceEvent(step="Retrieval", status="IN_PROGRESS", elapsedMs=3, subQueries=sub),
+    ]
+    text = _render(_plain, events)
+    assert text.count('query "rotate API key" -> docs') == 2  # both starts, not the end
+    assert "    retrieved 3" in text.splitlines()

@@ -10,6 +10,11 @@ from __future__ import annotations
 import datetime
 import hashlib
 import json
+import os
+import re
+import shutil
+import subprocess
+from pathlib import Path
 
 import pytest
 from botocore.auth import SigV4Auth
@@ -134,3 +139,49 @@ def test_missing_credentials_raise_a_signing_error_naming_the_fix(isolated_aws_e
     ):
         list(client.query("q"))
     assert "akb ask --local" in str(caught.value)
+
+
+def _readme_curl_block() -> str:
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    blocks = re.findall(r"```bash\n(.*?)```", readme, flags=re.S)
+    matching = [block for block in blocks if "--aws-sigv4" in block]
+    assert len(matching) == 1, "README.md should hold exactly one curl --aws-sigv4 example"
+    return matching[0]
+
+
+def test_readme_curl_example_signs_like_botocore(monkeypatch):
+    """The README's curl command, run as written against a local capture server: curl's own SigV4
+    must equal botocore's for the request that arrived (curl is a system tool; required here)."""
+    assert shutil.which("curl"), "curl is needed to check the README's curl example"
+    block = _readme_curl_block()
+    credentials = Credentials("AKIDEXAMPLE", "curl-secret", "curl-token")
+    with stub_endpoint() as stub:
+        stub.reply = Reply(chunks=[sse(*sample_events())])
+        env = {
+            **os.environ,
+            "AWS_REGION": "us-west-2",
+            "AWS_ACCESS_KEY_ID": credentials.access_key,
+            "AWS_SECRET_ACCESS_KEY": credentials.secret_key,
+            "AWS_SESSION_TOKEN": credentials.token,
+            "URL": stub.url,
+        }
+        run = subprocess.run(["bash", "-c", block], env=env, capture_output=True, text=True, timeout=30)
+        assert run.returncode == 0, run.stderr
+        assert "event: done" in run.stdout
+        request = stub.requests[0]
+    headers = {name.lower(): value for name, value in request.headers.items()}
+    sent_at = datetime.datetime.strptime(headers["x-amz-date"], "%Y%m%dT%H%M%SZ")
+    monkeypatch.setattr("botocore.auth.get_current_datetime", lambda *a, **k: sent_at)
+    assert headers["x-amz-content-sha256"] == hashlib.sha256(request.body).hexdigest()
+    reference = AWSRequest(
+        method="POST",
+        url=stub.url + request.path,
+        data=request.body,
+        headers={
+            "content-type": headers["content-type"],
+            "x-amz-content-sha256": headers["x-amz-content-sha256"],
+        },
+    )
+    SigV4Auth(credentials, "lambda", "us-west-2").add_auth(reference)
+    assert headers["authorization"] == reference.headers["Authorization"]
+    assert json.loads(request.body) == {"question": "How do I rotate an API key?"}
