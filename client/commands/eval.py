@@ -43,13 +43,15 @@ def _csv(kind: type, allowed: tuple[str, ...] | None = None):
 
 
 @contextlib.contextmanager
-def _target(url: str | None, env_name: str, tenant: str | None, local: bool, config_dir: Path) -> Iterator[dict]:
+def _target(
+    url: str | None, env_name: str, tenant: str | None, local: bool, config_dir: Path, out_dir: Path
+) -> Iterator[dict]:
     """The endpoint to evaluate: {"url", "region", "description", "local"}; starts one for --local."""
     if local:
         from client.evaluation.local_target import LocalTargetError, local_endpoint
 
         try:
-            with local_endpoint(config_dir, env_name, tenant) as endpoint_url:
+            with local_endpoint(config_dir, out_dir / "endpoint.log", env_name, tenant) as endpoint_url:
                 description = f"local emulator, tenant {tenant or 'sample (every corpus folder)'} ({endpoint_url})"
                 yield {"url": endpoint_url, "region": None, "description": description, "local": True}
         except LocalTargetError as error:
@@ -113,7 +115,7 @@ def command(
         raise SystemExit(1) from None
     items = items[:limit] if limit else items
     out_dir = out_dir or Path("eval-out") / dataset_path.stem
-    with _target(url, env_name, tenant, local, config_dir) as target:
+    with _target(url, env_name, tenant, local, config_dir, out_dir) as target:
         report = _run(items, modes, ks, out_dir, concurrency, target, dataset_path)
     if report["overall"] and all(s["errors"] == s["questions"] for s in report["overall"].values()):
         click.echo("every request failed: see the error field in records.jsonl", err=True)

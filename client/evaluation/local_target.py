@@ -1,18 +1,18 @@
-"""`akb eval --local`: the emulator and the endpoint in this process, torn down after the run.
+"""`akb eval --local`: the emulator (in this process) and the endpoint (a child process), torn down
+after the run.
 
 Without `--tenant` the endpoint searches every folder of the emulator's corpus (the sample dataset
 labels documents in all four); with `--tenant` it runs that tenant's settings from the config, as
-`akb local` does. The endpoint is the real app under uvicorn on 127.0.0.1 (a free port) with
-the production boto3 client configuration; only its logs are quieted (AKB_LOG_LEVEL, default
-WARNING here) and its EMF metric lines dropped, so they do not interleave with the progress bar.
+`akb local` does. The endpoint starts the way Lambda and `akb local` start it (lambdas/run.sh,
+settings in AKB_TENANT_SETTINGS, boto3 pointed at the emulator), on a free 127.0.0.1 port; its
+logs and metric lines go to `<out>/endpoint.log`, not over the progress bar.
 """
 
 from __future__ import annotations
 
 import contextlib
-import os
-import threading
-import time
+import socket
+import subprocess
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -20,7 +20,6 @@ from typing import Any
 from lambdas.endpoint.settings import Retriever, TenantSettings
 
 LOCAL_CALLER = "arn:aws:sts::123456789012:assumed-role/local-developer/akb-eval"
-READY_SECONDS = 15
 
 
 class LocalTargetError(RuntimeError):
@@ -48,60 +47,37 @@ def _knowledge_bases(emulator: Any) -> list[dict[str, Any]]:
         return json.loads(response.read())
 
 
-def _boto_client(emulator_url: str) -> Any:
-    import boto3
-    from botocore.config import Config
-
-    from lambdas.endpoint.upstream import CLIENT_CONFIG
-
-    return boto3.client(
-        "bedrock-agent-runtime",
-        endpoint_url=emulator_url,
-        region_name="us-west-2",
-        aws_access_key_id="x",
-        aws_secret_access_key="x",  # noqa: S106 - the emulator checks no signature
-        config=Config(**CLIENT_CONFIG),
-    )
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
 
 
 @contextlib.contextmanager
-def serve_endpoint(settings: TenantSettings, emulator_url: str) -> Iterator[str]:
-    """The endpoint app for `settings`, talking to the emulator, until the block ends; yields its URL."""
-    import uvicorn
+def serve_endpoint(settings: TenantSettings, emulator: Any, log_path: Path) -> Iterator[str]:
+    """The endpoint for `settings` as a child process through lambdas/run.sh (what Lambda runs, and
+    `akb local`), talking to the emulator, until the block ends; yields its URL. Its logs and EMF
+    lines go to `log_path`."""
+    from client.commands.local import RUN_SH, _stop, _wait_ready, endpoint_environment
 
-    from lambdas.endpoint.app import create_app
-    from lambdas.endpoint.query import Service
-
-    os.environ.setdefault("AKB_LOG_LEVEL", "WARNING")
-    client = _boto_client(emulator_url)
-    service = Service(
-        settings=settings,
-        local_mode=True,
-        local_caller_arn=LOCAL_CALLER,
-        client_factory=lambda: client,
-        write_metrics=lambda line: None,
-    )
-    config = uvicorn.Config(
-        create_app(service), host="127.0.0.1", port=0, log_level="warning", access_log=False, lifespan="off"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="akb-eval-endpoint", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + READY_SECONDS
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise LocalTargetError("the local endpoint did not start")
-        time.sleep(0.01)
-    port = server.servers[0].sockets[0].getsockname()[1]
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = endpoint_environment(settings.to_json(), port, emulator.env, LOCAL_CALLER)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("ab") as log:
+        child = subprocess.Popen([str(RUN_SH)], env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        yield f"http://127.0.0.1:{port}"
+        if not _wait_ready(url, child):
+            raise LocalTargetError(f"the local endpoint did not become ready on {url}: see {log_path}")
+        yield url
     finally:
-        server.should_exit = True
-        thread.join(timeout=10)
+        _stop(child)
 
 
 @contextlib.contextmanager
-def local_endpoint(config_dir: Path, env_name: str = "dev", tenant: str | None = None) -> Iterator[str]:
+def local_endpoint(
+    config_dir: Path, log_path: Path, env_name: str = "dev", tenant: str | None = None
+) -> Iterator[str]:
     """Starts the emulator (sample corpus, no delay) and the endpoint; yields the endpoint URL."""
     from local.emulator import CorpusError, kb_id_for, start_emulator
 
@@ -121,7 +97,7 @@ def local_endpoint(config_dir: Path, env_name: str = "dev", tenant: str | None =
                                            emulator.knowledge_bases)
             except (ConfigError, LocalSettingsError) as error:
                 raise LocalTargetError(str(error)) from None
-        with serve_endpoint(settings, emulator.url) as url:
+        with serve_endpoint(settings, emulator, log_path) as url:
             yield url
     finally:
         emulator.stop()

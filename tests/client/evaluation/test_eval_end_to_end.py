@@ -63,7 +63,7 @@ def test_eval_of_five_questions_in_three_modes_writes_table_json_and_charts(endp
     assert len((out / "records.jsonl").read_text().splitlines()) == 15  # nothing asked twice
 
 
-def test_eval_local_starts_and_stops_its_own_emulator_and_endpoint(small_dataset, tmp_path):
+def test_eval_local_starts_and_stops_its_own_emulator_and_endpoint_process(small_dataset, tmp_path):
     out = tmp_path / "local"
     result = run_eval("--dataset", str(small_dataset), "--local", "--modes", "retrieve", "--limit", "2",
                       "--out", str(out))
@@ -71,6 +71,9 @@ def test_eval_local_starts_and_stops_its_own_emulator_and_endpoint(small_dataset
     assert "local emulator numbers" in result.output
     report = json.loads((out / "report.json").read_text())
     assert report["questions"] == 2 and "disclaimer" in report and "local emulator" in report["target"]
+    assert report["overall"]["retrieve"]["errors"] == 0
+    log = (out / "endpoint.log").read_text()
+    assert "query finished" in log  # the endpoint's own logs, kept out of the terminal
 
 
 def test_a_broken_dataset_is_reported_by_line_and_field_without_a_traceback(tmp_path):
