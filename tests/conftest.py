@@ -11,7 +11,7 @@ import pytest
 # Node 20 works for synth; jsii's end-of-life banner would only clutter test output (README, Toolchain).
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from tests.synth import Synthesized, synthesize  # noqa: E402 - after the variable jsii reads at import
+from tests.synth import Synthesized, synthesize
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_CONFIG = REPO / "config"
