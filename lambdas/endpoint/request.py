@@ -171,9 +171,7 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -
     return Query(
         messages=messages,
         knowledge_bases=_knowledge_bases(parsed.knowledgeBases, settings),
-        generate_response=(
-            settings.generate_response if parsed.generateResponse is None else parsed.generateResponse
-        ),
+        generate_response=(settings.generate_response if parsed.generateResponse is None else parsed.generateResponse),
         max_agent_iteration=_cap("maxAgentIteration", parsed.maxAgentIteration, settings.max_agent_iteration),
         max_results=_cap("maxResults", parsed.maxResults, settings.max_results),
         filter=query_filter,

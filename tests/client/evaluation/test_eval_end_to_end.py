@@ -73,7 +73,7 @@ def test_eval_local_starts_and_stops_its_own_emulator_and_endpoint_process(small
     assert report["questions"] == 2 and "disclaimer" in report and "local emulator" in report["target"]
     assert report["overall"]["retrieve"]["errors"] == 0
     log = (out / "endpoint.log").read_text()
-    assert "query finished" in log  # the endpoint's own logs, kept out of the terminal
+    assert "\"stop_reason\"" in log  # the endpoint's own done record, kept out of the terminal
 
 
 def test_a_broken_dataset_is_reported_by_line_and_field_without_a_traceback(tmp_path):
