@@ -2,7 +2,8 @@
 
 What the stack renders into AKB_TENANT_SETTINGS at deploy time, `akb local` builds here from the
 same config; only the ids differ (the emulator's `kb_id_for(alias)` instead of CloudFormation's,
-fixed local guardrail/instruction ids instead of deployed ones).
+fixed local guardrail/instruction ids instead of deployed ones); the settings themselves come
+from the stack's own builder (stacks/endpoint_settings.py, no CDK import).
 """
 
 from __future__ import annotations
@@ -10,8 +11,10 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection
 
-from lambdas.endpoint.settings import Retriever, TenantSettings
+from lambdas.endpoint.settings import TenantSettings
 from schema.loader import Project
+from stacks.endpoint_settings import tenant_settings as stack_tenant_settings
+from stacks.refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 
 LOCAL_VERSION = "1"
 
@@ -38,7 +41,6 @@ def tenant_settings(
             f"(it deploys: {', '.join(project.tenants)})"
         )
     tenant = project.tenants[tenant_name]
-    environment = project.environment
     aliases = [kb.alias for kb in tenant.knowledge_bases]
     if available_aliases is not None:
         missing = [alias for alias in aliases if alias not in available_aliases]
@@ -48,29 +50,35 @@ def tenant_settings(
                 f"emulator corpus (folders: {', '.join(sorted(available_aliases))}); "
                 "add the folder or use --corpus"
             )
-    return TenantSettings(
-        tenant=tenant_name,
-        environment=project.env_name,
-        retrievers=[
-            Retriever(kb.alias, kb_id_for(kb.alias), kb.description) for kb in tenant.knowledge_bases
-        ],
-        planner_type=environment.planner.type,
-        planner_model_arn=environment.planner.model_arn,
-        reranking_type=environment.reranking.type,
-        reranking_model_arn=environment.reranking.model_arn,
-        guardrail_id=_local_id(tenant_name, "guardrail") if tenant.has_guardrail else None,
-        guardrail_version=LOCAL_VERSION if tenant.has_guardrail else None,
-        retrieval_instruction_id=(
-            _local_id(tenant_name, "instruction") if tenant.retrieval.instruction is not None else None
-        ),
-        retrieval_instruction_version=LOCAL_VERSION if tenant.retrieval.instruction is not None else None,
-        max_agent_iteration=tenant.retrieval.max_agent_iteration,
-        max_results=tenant.retrieval.max_results,
-        generate_response=tenant.retrieval.generate_response,
-        user_context=tenant.user_context,
-        trusted_callers=[invoker.arn for invoker in tenant.invokers if invoker.trusted],
-        deadline_seconds=environment.endpoint.effective_deadline_seconds,
-        max_body_bytes=environment.endpoint.max_body_bytes,
-        agentic_price_per_1000_usd=environment.pricing.agentic_per_1000_usd,
-        retrieve_price_per_1000_usd=environment.pricing.retrieve_per_1000_usd,
+    partition_arn = "arn:aws:bedrock:local:000000000000"
+    guardrail = (
+        GuardrailRef(
+            guardrail_id=_local_id(tenant_name, "guardrail"),
+            guardrail_arn=f"{partition_arn}:guardrail/{_local_id(tenant_name, 'guardrail')}",
+            guardrail_version=LOCAL_VERSION,
+        )
+        if tenant.has_guardrail
+        else None
+    )
+    instruction = (
+        RetrievalInstructionRef(
+            instruction_id=_local_id(tenant_name, "instruction"),
+            instruction_arn=f"{partition_arn}:retrieval-instruction/{_local_id(tenant_name, 'instruction')}",
+            version=LOCAL_VERSION,
+        )
+        if tenant.retrieval.instruction is not None
+        else None
+    )
+    knowledge_bases = [
+        KnowledgeBaseRef(
+            alias=kb.alias,
+            description=kb.description,
+            knowledge_base_id=kb_id_for(kb.alias),
+            knowledge_base_arn=f"{partition_arn}:knowledge-base/{kb_id_for(kb.alias)}",
+        )
+        for kb in tenant.knowledge_bases
+    ]
+    # The same builder the stack uses: local and deployed settings cannot drift apart.
+    return stack_tenant_settings(
+        project, tenant_name, knowledge_bases=knowledge_bases, guardrail=guardrail, retrieval_instruction=instruction
     )

@@ -53,6 +53,46 @@ class Retrieval(StrictModel):
     instruction: RetrievalInstruction | None = Field(None, description="Optional retrieval instruction.")
 
 
+class Routing(StrictModel):
+    """Which path a question takes: `agentic` (AgenticRetrieveStream), `retrieve` (single-shot Retrieve
+    on each knowledge base, fused) or `auto` (a rule-based router picks one; docs/routing.md)."""
+
+    default_mode: Literal["agentic", "auto", "retrieve"] = Field(
+        "agentic",
+        description="Mode of requests that name none. `auto` routes short, single-intent questions to "
+        "Retrieve (seed 000: lowest cost and latency) and the rest to agentic retrieval.",
+    )
+    rrf_k: int = Field(
+        60, ge=1, le=1000, description="Reciprocal Rank Fusion constant for fusing knowledge bases in `retrieve`."
+    )
+    max_words_for_retrieve: int = Field(
+        12, ge=1, le=200, description="`auto`: a question with more words goes to agentic retrieval."
+    )
+    max_intents_for_retrieve: int = Field(
+        1,
+        ge=1,
+        le=10,
+        description="`auto`: a question with more intents (split at and, commas, semicolons, several "
+        "questions) goes to agentic retrieval.",
+    )
+    max_knowledge_bases_for_retrieve: int = Field(
+        MAX_KNOWLEDGE_BASES,
+        ge=1,
+        le=MAX_KNOWLEDGE_BASES,
+        description="`auto`: searching more knowledge bases than this goes to agentic retrieval (default: "
+        "never, as `retrieve` searches every knowledge base and fuses them).",
+    )
+    comparison_to_agentic: bool = Field(
+        True, description="`auto`: comparison cues (compare, vs, difference, between ... and) go to agentic."
+    )
+    time_range_to_agentic: bool = Field(
+        True, description="`auto`: time-range cues (two years, since, last N months, changed) go to agentic."
+    )
+    exploratory_to_agentic: bool = Field(
+        True, description="`auto`: exploratory cues (summarize, overview, list all, root cause) go to agentic."
+    )
+
+
 class Invoker(StrictModel):
     arn: Annotated[str, Field(pattern=IAM_PRINCIPAL_PATTERN.pattern)] = Field(
         description="IAM role or user ARN allowed to call the endpoint."
@@ -86,6 +126,7 @@ class Tenant(StrictModel):
         f"{MAX_KNOWLEDGE_BASES} retrievers).",
     )
     retrieval: Retrieval = Field(default_factory=Retrieval, description="Request defaults and caps.")
+    routing: Routing = Field(default_factory=Routing, description="Modes and the `auto` router's thresholds.")
     guardrail: Annotated[Guardrail | None, BeforeValidator(_guardrail_or_none)] = Field(
         _GUARDRAIL_UNSET,
         validate_default=True,

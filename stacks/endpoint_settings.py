@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from lambdas.endpoint.settings import Retriever, TenantSettings
+from lambdas.endpoint.settings import Retriever, RoutingSettings, TenantSettings
 from schema import Project
 from stacks.refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 
@@ -47,4 +47,5 @@ def tenant_settings(
         max_body_bytes=environment.endpoint.max_body_bytes,
         agentic_price_per_1000_usd=environment.pricing.agentic_per_1000_usd,
         retrieve_price_per_1000_usd=environment.pricing.retrieve_per_1000_usd,
+        routing=RoutingSettings(**tenant.routing.model_dump()),  # same field names (docs/routing.md)
     )

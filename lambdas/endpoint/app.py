@@ -29,9 +29,7 @@ async def _http_error(request: Request, error: Exception) -> Response:
     assert isinstance(error, HTTPException)
     code = _HTTP_CODES.get(error.status_code, "http_error")
     message = f"{request.method} {request.url.path}: {error.detail}"
-    return JSONResponse(
-        {"error": {"code": code, "message": message}}, error.status_code, headers=error.headers
-    )
+    return JSONResponse({"error": {"code": code, "message": message}}, error.status_code, headers=error.headers)
 
 
 async def _unexpected(request: Request, error: Exception) -> Response:

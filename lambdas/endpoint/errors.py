@@ -57,15 +57,11 @@ _UPSTREAM: dict[str, UpstreamFailure] = {
         False,
     ),
     "conflictexception": UpstreamFailure(502, "upstream_conflict", "Bedrock reported a conflict", False),
-    "badgatewayexception": UpstreamFailure(
-        502, "upstream_bad_gateway", "Bedrock reported a bad gateway", True
-    ),
+    "badgatewayexception": UpstreamFailure(502, "upstream_bad_gateway", "Bedrock reported a bad gateway", True),
     "dependencyfailedexception": UpstreamFailure(
         502, "upstream_dependency_failed", "a service Bedrock depends on failed", True
     ),
-    "internalserverexception": UpstreamFailure(
-        503, "upstream_unavailable", "Bedrock had an internal error", True
-    ),
+    "internalserverexception": UpstreamFailure(503, "upstream_unavailable", "Bedrock had an internal error", True),
     "servicequotaexceededexception": UpstreamFailure(
         503, "upstream_quota_exceeded", "a Bedrock service quota was exceeded", False
     ),

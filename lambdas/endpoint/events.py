@@ -100,9 +100,7 @@ class DoneEvent:
 
 
 Event = TraceEvent | TextEvent | ResultEvent | ErrorEvent | DoneEvent
-EVENT_TYPES: dict[str, type] = {
-    cls.type: cls for cls in (TraceEvent, TextEvent, ResultEvent, ErrorEvent, DoneEvent)
-}
+EVENT_TYPES: dict[str, type] = {cls.type: cls for cls in (TraceEvent, TextEvent, ResultEvent, ErrorEvent, DoneEvent)}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:

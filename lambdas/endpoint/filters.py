@@ -63,9 +63,7 @@ def _check_value(operator: str, value: Any, path: str) -> None:
 
 def _check(node: Any, path: str, depth: int, budget: list[int]) -> None:
     if not isinstance(node, dict) or len(node) != 1:
-        raise FilterError(
-            f"{path} must be an object with exactly one operator, one of: {', '.join(sorted(OPERATORS))}"
-        )
+        raise FilterError(f"{path} must be an object with exactly one operator, one of: {', '.join(sorted(OPERATORS))}")
     ((operator, argument),) = node.items()
     if operator not in OPERATORS:
         raise FilterError(f"{path}: unknown operator '{operator}'; allowed: {', '.join(sorted(OPERATORS))}")

@@ -33,9 +33,7 @@ LOCAL_CALLER_ENV = "AKB_LOCAL_CALLER_ARN"
 LOCAL_DEFAULT_CALLER = "arn:aws:sts::000000000000:assumed-role/akb-local/developer"
 USER_CONTEXT_MODES = ("none", "caller", "trusted")
 
-_ARN = re.compile(
-    r"^arn:(?P<partition>aws[a-z-]*):(?P<service>iam|sts)::(?P<account>\d{12}):(?P<resource>.+)$"
-)
+_ARN = re.compile(r"^arn:(?P<partition>aws[a-z-]*):(?P<service>iam|sts)::(?P<account>\d{12}):(?P<resource>.+)$")
 
 
 @dataclass(frozen=True)
@@ -91,9 +89,7 @@ def parse_context(raw: str) -> tuple[str | None, str | None]:
     return (arn if isinstance(arn, str) and arn else None), request_id
 
 
-def caller_from_headers(
-    headers: Mapping[str, str], local_mode: bool, local_caller_arn: str | None = None
-) -> Caller:
+def caller_from_headers(headers: Mapping[str, str], local_mode: bool, local_caller_arn: str | None = None) -> Caller:
     """The verified caller of a request, or ApiError 401."""
     raw = headers.get(CONTEXT_HEADER)
     arn, request_id = parse_context(raw) if raw else (None, None)
@@ -103,8 +99,7 @@ def caller_from_headers(
         raise ApiError(
             401,
             "unauthenticated",
-            "no verified caller: call the endpoint through its AWS_IAM function URL with a SigV4-signed "
-            "request",
+            "no verified caller: call the endpoint through its AWS_IAM function URL with a SigV4-signed request",
         )
     return caller_from_arn(arn, request_id)
 

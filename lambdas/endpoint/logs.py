@@ -1,7 +1,8 @@
 """Structured logs (Powertools Logger, JSON on stdout -> the function's log group).
 
 One logger per process, shared by concurrent requests, so per-request keys (correlation id,
-caller) travel with each record instead of being appended to the shared logger.
+caller) travel with each record instead of being appended to the shared logger. Field names are
+log_fields.py's, which the saved Logs Insights queries are built from.
 """
 
 from __future__ import annotations
@@ -9,6 +10,8 @@ from __future__ import annotations
 import os
 import threading
 from typing import Any
+
+from lambdas.endpoint import log_fields
 
 SERVICE = "akb-endpoint"
 _lock = threading.Lock()
@@ -30,7 +33,7 @@ class RequestLog:
     """Log records of one request, each carrying its correlation id, tenant and caller."""
 
     def __init__(self, correlation_id: str, tenant: str) -> None:
-        self.keys: dict[str, Any] = {"correlation_id": correlation_id, "tenant": tenant}
+        self.keys: dict[str, Any] = {log_fields.CORRELATION_ID: correlation_id, log_fields.TENANT: tenant}
 
     def bind(self, **keys: Any) -> None:
         self.keys.update({key: value for key, value in keys.items() if value is not None})

@@ -1,9 +1,9 @@
 """Per-tenant metrics in CloudWatch's embedded metric format (Powertools), written per request.
 
 Under the Web Adapter the process outlives requests, so nothing waits for a Lambda shutdown hook:
-each request's EMF documents are written (one JSON line each) when it ends. Two documents, because
-an EMF document has one dimension set: the request's numbers per Tenant, and `Errors` per Tenant
-and ErrorCode.
+each request's EMF documents are written (one JSON line each) when it ends. Dimension sets are
+exactly metric_names.DIMENSION_SETS: the request's numbers per Tenant (Errors included, 0 or 1),
+and for a failed request a second document with `Errors` per Tenant and ErrorCode.
 """
 
 from __future__ import annotations
@@ -50,6 +50,8 @@ def documents(tenant: str, outcome: RequestOutcome) -> list[dict[str, Any]]:
     metrics = _provider({names.TENANT_DIMENSION: tenant})
     metrics.add_metric(name=names.REQUESTS, unit="Count", value=1)
     metrics.add_metric(name=names.DURATION_MS, unit="Milliseconds", value=outcome.duration_ms)
+    # Errors under [Tenant] on every request (0 or 1): the error-rate alarm divides it by Requests.
+    metrics.add_metric(name=names.ERRORS, unit="Count", value=int(outcome.error_code is not None))
     if outcome.streamed:
         for name, value in (
             (names.ITERATIONS, outcome.iterations),

@@ -17,6 +17,7 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from lambdas.endpoint import errors, identity, metrics, modes
+from lambdas.endpoint import log_fields as lf
 from lambdas.endpoint.encoding import Encoder, encoder_for
 from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, TraceEvent, event_to_dict
 from lambdas.endpoint.logs import RequestLog
@@ -44,9 +45,7 @@ class Service:
 
     def __post_init__(self) -> None:
         if self.settings.user_context not in identity.USER_CONTEXT_MODES:
-            raise ValueError(
-                f"user_context '{self.settings.user_context}' is not one of {identity.USER_CONTEXT_MODES}"
-            )
+            raise ValueError(f"user_context '{self.settings.user_context}' is not one of {identity.USER_CONTEXT_MODES}")
         self.alias_of = {r.knowledge_base_id: r.alias for r in self.settings.retrievers}
 
 
@@ -125,20 +124,28 @@ class QueryRun:
         if self.first_event_ms is None:
             self.first_event_ms = _ms(self.started)
         if isinstance(event, TraceEvent):
-            # One record per trace event: the sub-queries are what an audit needs to see.
+            # One record per trace event: the sub-queries are what an audit needs to see. A
+            # Retrieval step's start also names each sub-query on a record of its own (SUB_QUERY),
+            # because Logs Insights counts strings, not list members (log_fields.py).
             body = event_to_dict(event)
-            self.log.info(
-                "trace",
-                step=event.step,
-                status=event.status,
-                detail=event.message,
-                sub_queries=body.get("subQueries", []),
-                retrieved_count=event.retrievedCount,
-                documents=event.documents,
-                failures=event.failures,
-                guardrail=body.get("guardrail", []),
-                elapsed_ms=event.elapsedMs,
-            )
+            fields = {
+                lf.EVENT: lf.EVENT_TRACE,
+                lf.STEP: event.step,
+                lf.STATUS: event.status,
+                lf.SUB_QUERIES: body.get("subQueries", []),
+                "detail": event.message,
+                "retrieved_count": event.retrievedCount,
+                "documents": event.documents,
+                "failures": event.failures,
+                "guardrail": body.get("guardrail", []),
+                "elapsed_ms": event.elapsedMs,
+            }
+            texts = [q.text for q in event.subQueries]
+            if event.step == "Retrieval" and event.status == "IN_PROGRESS" and texts:
+                for text in texts:
+                    self.log.info(lf.EVENT_TRACE, **fields, **{lf.SUB_QUERY: text})
+            else:
+                self.log.info(lf.EVENT_TRACE, **fields)
 
     def _done(self, stop_reason: str) -> DoneEvent:
         return DoneEvent(
@@ -147,7 +154,7 @@ class QueryRun:
             iterations=self.stats.iterations,
             durationMs=_ms(self.started),
             timeToFirstEventMs=self.first_event_ms,
-            mode=self.query.mode,
+            mode=self.stats.mode or self.query.mode,  # auto: the path it took
             estimatedCostUsd=self.mode.estimated_cost_usd(self.stats, self.service.settings),
         )
 
@@ -174,7 +181,7 @@ class QueryRun:
             if failure is not None:
                 stop_reason = "deadline" if failure.code == "deadline" else "error"
                 error_code = failure.code
-                self.log.warning("stream ended early", code=failure.code, stop_reason=stop_reason)
+                self.log.warning(lf.EVENT_ERROR, **{lf.EVENT: lf.EVENT_ERROR, lf.ERROR_CODE: failure.code})
                 yield encoder.encode(failure)
             yield encoder.encode(self._done(stop_reason))
             finished = True
@@ -195,17 +202,21 @@ class QueryRun:
         duration = _ms(self.started)
         cost = self.mode.estimated_cost_usd(self.stats, self.service.settings)
         self.log.info(
-            "query finished",
-            stop_reason=stop_reason,
+            lf.EVENT_DONE,
+            **{
+                lf.EVENT: lf.EVENT_DONE,
+                lf.STOP_REASON: stop_reason,
+                lf.ITERATIONS: self.stats.iterations,
+                lf.DURATION_MS: duration,
+                lf.TIME_TO_FIRST_EVENT_MS: self.first_event_ms,
+            },
+            mode=self.stats.mode or self.query.mode,  # auto: the path it took
             error_code=error_code,
-            iterations=self.stats.iterations,
             sub_query_count=self.stats.sub_queries,
             result_count=self.stats.results,
             distinct_documents=self.stats.distinct_documents,
             cited_results=self.stats.cited_results,
             guardrail_interventions=self.stats.guardrail_interventions,
-            time_to_first_event_ms=self.first_event_ms,
-            duration_ms=duration,
             estimated_cost_usd=cost,
             upstream_request_id=self.stats.upstream_request_id,
         )
@@ -230,10 +241,18 @@ class QueryRun:
         )
 
 
-def _rejected(
-    service: Service, log: RequestLog, cid: str, started: float, error: errors.ApiError
-) -> Response:
-    log.info("request rejected", status=error.status, code=error.code, detail=error.message)
+def _rejected(service: Service, log: RequestLog, cid: str, started: float, error: errors.ApiError) -> Response:
+    log.info(
+        lf.EVENT_ERROR,
+        **{lf.EVENT: lf.EVENT_ERROR, lf.ERROR_CODE: error.code},
+        status=error.status,
+        detail=error.message,
+    )
+    log.info(
+        lf.EVENT_DONE,
+        **{lf.EVENT: lf.EVENT_DONE, lf.STOP_REASON: "error", lf.DURATION_MS: _ms(started), lf.ITERATIONS: 0},
+        error_code=error.code,
+    )
     metrics.emit(
         service.settings.tenant,
         metrics.RequestOutcome(correlation_id=cid, duration_ms=_ms(started), error_code=error.code),
@@ -249,17 +268,16 @@ async def handle_query(service: Service, request: Request) -> Response:
     log = RequestLog(cid, settings.tenant)
     try:
         caller = identity.caller_from_headers(request.headers, service.local_mode, service.local_caller_arn)
-        log.bind(caller=caller.arn)
+        log.bind(**{lf.CALLER: caller.arn})
         check_content_type(request.headers.get("content-type"))
         body = await _read_body(request, settings.max_body_bytes)
         query = parse_query(body, settings, modes.MODES)
-        user_id = identity.resolve_user_id(
-            settings.user_context, caller, query.user_id, settings.trusted_callers
-        )
+        user_id = identity.resolve_user_id(settings.user_context, caller, query.user_id, settings.trusted_callers)
     except errors.ApiError as error:
         return _rejected(service, log, cid, started, error)
     log.info(
-        "query",
+        lf.EVENT_REQUEST,
+        **{lf.EVENT: lf.EVENT_REQUEST},
         mode=query.mode,
         question=query.question[:1000],
         messages=len(query.messages),

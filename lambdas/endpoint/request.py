@@ -47,7 +47,7 @@ class QueryBody(BaseModel):
     maxAgentIteration: Annotated[int, Field(ge=0)] | None = None
     maxResults: Annotated[int, Field(ge=1)] | None = None
     filter: dict[str, Any] | None = None
-    mode: str = "agentic"
+    mode: str | None = None  # None: the tenant's routing.default_mode (agentic unless changed)
     userId: Annotated[str, StringConstraints(min_length=1, max_length=MAX_USER_ID_CHARS)] | None = None
 
     @field_validator("question")
@@ -156,10 +156,9 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -
         raise ApiError(400, "invalid_request", _field_message(error.errors()[0])) from None
     if (parsed.question is None) == (parsed.messages is None):
         raise ApiError(400, "invalid_request", "send exactly one of 'question' or 'messages'")
-    if parsed.mode not in modes:
-        raise ApiError(
-            400, "invalid_request", f"field 'mode': '{parsed.mode}' is not one of: {', '.join(sorted(modes))}"
-        )
+    mode = parsed.mode or settings.routing.default_mode
+    if mode not in modes:
+        raise ApiError(400, "invalid_request", f"field 'mode': '{mode}' is not one of: {', '.join(sorted(modes))}")
     try:
         query_filter = None if parsed.filter is None else validate_filter(parsed.filter)
     except FilterError as error:
@@ -172,12 +171,10 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -
     return Query(
         messages=messages,
         knowledge_bases=_knowledge_bases(parsed.knowledgeBases, settings),
-        generate_response=(
-            settings.generate_response if parsed.generateResponse is None else parsed.generateResponse
-        ),
+        generate_response=(settings.generate_response if parsed.generateResponse is None else parsed.generateResponse),
         max_agent_iteration=_cap("maxAgentIteration", parsed.maxAgentIteration, settings.max_agent_iteration),
         max_results=_cap("maxResults", parsed.maxResults, settings.max_results),
         filter=query_filter,
-        mode=parsed.mode,
+        mode=mode,
         user_id=parsed.userId,
     )

@@ -23,6 +23,24 @@ class Retriever:
 
 
 @dataclass(frozen=True)
+class RoutingSettings:
+    """Which path a question takes (`mode`), and the thresholds of the `auto` router (docs/routing.md).
+
+    Rendered from the tenant config's `routing:` block; every field has the schema's default so an
+    older settings JSON without it still loads.
+    """
+
+    default_mode: str = "agentic"  # agentic | retrieve | auto: used when a request names no mode
+    rrf_k: int = 60
+    max_words_for_retrieve: int = 12
+    max_intents_for_retrieve: int = 1
+    max_knowledge_bases_for_retrieve: int = 5
+    comparison_to_agentic: bool = True
+    time_range_to_agentic: bool = True
+    exploratory_to_agentic: bool = True
+
+
+@dataclass(frozen=True)
 class TenantSettings:
     tenant: str
     environment: str
@@ -46,6 +64,7 @@ class TenantSettings:
     retrieve_price_per_1000_usd: float = 1.0
     # Attempts at opening the upstream stream (throttling and transient 5xx, before the first byte).
     upstream_max_attempts: int = 3
+    routing: RoutingSettings = field(default_factory=RoutingSettings)
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -55,6 +74,7 @@ class TenantSettings:
     def from_json(cls, text: str) -> TenantSettings:
         data = json.loads(text)
         data["retrievers"] = [Retriever(**item) for item in data.get("retrievers", [])]
+        data["routing"] = RoutingSettings(**data.get("routing", {}))
         return cls(**data)
 
     @classmethod

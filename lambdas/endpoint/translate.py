@@ -43,6 +43,7 @@ class RunStats:
     guardrail_interventions: int = 0
     first_event_at: float | None = None  # monotonic
     upstream_request_id: str | None = None
+    mode: str | None = None  # the path taken when it differs from the request's (auto -> retrieve | agentic)
 
 
 @dataclass
@@ -153,9 +154,7 @@ class Translator:
             subQueries=sub_queries,
             retrievedCount=len(attributes.get("retrievalResponse") or []),
             documents=documents,
-            failures=[
-                str(f.get("message", "")) for f in attributes.get("failures") or [] if isinstance(f, dict)
-            ],
+            failures=[str(f.get("message", "")) for f in attributes.get("failures") or [] if isinstance(f, dict)],
             guardrail=warnings,
         )
 
@@ -173,9 +172,7 @@ class Translator:
             if key not in position:
                 position[key] = len(items)
                 items.append(
-                    ResultItem(
-                        knowledgeBase=alias, text=text, metadata=metadata, documentId=_document_id(metadata)
-                    )
+                    ResultItem(knowledgeBase=alias, text=text, metadata=metadata, documentId=_document_id(metadata))
                 )
             remap[index] = position[key]
         generated = result.get("generatedResponse") or {}

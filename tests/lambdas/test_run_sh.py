@@ -34,9 +34,7 @@ def test_run_sh_serves_health_and_streams_for_a_verified_caller(emulator, tmp_pa
         "AWS_REGION": "us-west-2",
         **emulator.env,
     }
-    child = subprocess.Popen(
-        [str(RUN_SH)], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT
-    )
+    child = subprocess.Popen([str(RUN_SH)], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
     try:
         deadline = time.monotonic() + 20

@@ -1,4 +1,4 @@
-"""Modes: one module per way of answering a query (`agentic` now; `retrieve`, `auto` can follow).
+"""Modes: one module per way of answering a query (docs/routing.md).
 
 A mode module exposes `NAME`, `build_request(query, settings, user_id) -> dict` (pure: what is sent
 upstream), `open(client, request, translator) -> Upstream` (blocking: makes the call, returns the
@@ -20,6 +20,8 @@ from lambdas.endpoint.translate import RunStats
 # name -> module
 MODES: dict[str, str] = {
     "agentic": "lambdas.endpoint.modes.agentic",
+    "retrieve": "lambdas.endpoint.modes.retrieve",
+    "auto": "lambdas.endpoint.modes.auto",
 }
 
 

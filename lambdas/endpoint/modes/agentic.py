@@ -103,7 +103,6 @@ def open(client: Any, request: dict[str, Any], translator: Translator) -> Agenti
 def estimated_cost_usd(stats: RunStats, settings: TenantSettings) -> float:
     """List price (FACTS.md): per AgenticRetrieveStream call + per underlying Retrieve (one per sub-query)."""
     return round(
-        settings.agentic_price_per_1000_usd / 1000
-        + settings.retrieve_price_per_1000_usd / 1000 * stats.sub_queries,
+        settings.agentic_price_per_1000_usd / 1000 + settings.retrieve_price_per_1000_usd / 1000 * stats.sub_queries,
         6,
     )

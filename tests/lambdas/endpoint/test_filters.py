@@ -24,9 +24,7 @@ VALUES = {
 def test_the_operator_list_matches_botocore():
     import botocore.session
 
-    shape = (
-        botocore.session.get_session().get_service_model("bedrock-agent-runtime").shape_for("RetrievalFilter")
-    )
+    shape = botocore.session.get_session().get_service_model("bedrock-agent-runtime").shape_for("RetrievalFilter")
     assert set(shape.members) == ATTRIBUTE_OPERATORS | {"andAll", "orAll"}
 
 

@@ -72,8 +72,7 @@ def test_local_mode_defaults_the_caller_but_a_request_may_bring_its_own():
     assert caller_from_headers({}, local_mode=True).arn == LOCAL_DEFAULT_CALLER
     assert caller_from_headers({}, local_mode=True, local_caller_arn=IAM_USER).name == "carol"
     assert (
-        caller_from_headers(context_header(BATCH_SESSION), local_mode=True, local_caller_arn=IAM_USER).name
-        == "nightly"
+        caller_from_headers(context_header(BATCH_SESSION), local_mode=True, local_caller_arn=IAM_USER).name == "nightly"
     )
     with pytest.raises(ApiError):
         caller_from_headers({"x-amzn-request-context": "garbage"}, local_mode=True)
@@ -108,10 +107,7 @@ def test_resolve_user_id_rules(mode, arn, requested, expected):
 
 def test_trusted_callers_listed_with_a_role_path_still_match():
     caller = caller_from_arn(FRONT_END_SESSION)
-    assert (
-        resolve_user_id("trusted", caller, "bob", ["arn:aws:iam::123456789012:role/portals/globex-portal"])
-        == "bob"
-    )
+    assert resolve_user_id("trusted", caller, "bob", ["arn:aws:iam::123456789012:role/portals/globex-portal"]) == "bob"
 
 
 @pytest.mark.parametrize(("mode", "arn", "requested", "expected"), RULES)
@@ -145,26 +141,20 @@ def test_without_a_context_outside_local_mode_nothing_reaches_bedrock(app_client
     ],
 )
 def test_identity_fields_in_the_body_have_no_effect(app_client, emulator, spoof):
-    client = app_client(
-        tenant_settings(user_context="trusted", trusted_callers=[FRONT_END]), local_mode=False
-    )
+    client = app_client(tenant_settings(user_context="trusted", trusted_callers=[FRONT_END]), local_mode=False)
     response = client.post(
         "/v1/query", json={**QUESTION, **spoof, "userId": "bob"}, headers=context_header(BATCH_SESSION)
     )
     assert response.status_code == 400 and response.json()["error"]["code"] == "invalid_request"
     assert sent_bodies(emulator) == []
     # Without the spoofed field the untrusted caller is still refused: the body never made it trusted.
-    again = client.post(
-        "/v1/query", json={**QUESTION, "userId": "bob"}, headers=context_header(BATCH_SESSION)
-    )
+    again = client.post("/v1/query", json={**QUESTION, "userId": "bob"}, headers=context_header(BATCH_SESSION))
     assert again.status_code == 403
 
 
 def test_local_mode_request_may_act_as_another_caller(app_client, emulator):
     client = app_client(tenant_settings(user_context="trusted", trusted_callers=[FRONT_END]))
     assert client.post("/v1/query", json={**QUESTION, "userId": "bob"}).status_code == 403  # default caller
-    response = client.post(
-        "/v1/query", json={**QUESTION, "userId": "bob"}, headers=context_header(FRONT_END_SESSION)
-    )
+    response = client.post("/v1/query", json={**QUESTION, "userId": "bob"}, headers=context_header(FRONT_END_SESSION))
     assert response.status_code == 200
     assert sent_bodies(emulator)[-1]["userContext"] == {"userId": "bob"}

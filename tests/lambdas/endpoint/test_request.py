@@ -234,9 +234,7 @@ def post(client, body, headers):
     [case[1:] for case in BAD_INPUTS],
     ids=[case[0] for case in BAD_INPUTS],
 )
-def test_bad_input_is_rejected_with_status_code_and_field(
-    client, emulator, body, headers, status, code, word
-):
+def test_bad_input_is_rejected_with_status_code_and_field(client, emulator, body, headers, status, code, word):
     response = post(client, body, headers)
     assert response.status_code == status, response.text
     error = response.json()["error"]
@@ -256,14 +254,8 @@ def test_a_good_request_passes_the_same_app(client, emulator):
 
 
 json_values = st.recursive(
-    st.none()
-    | st.booleans()
-    | st.integers(-(2**40), 2**40)
-    | st.floats(allow_nan=False)
-    | st.text(max_size=30),
-    lambda children: (
-        st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4)
-    ),
+    st.none() | st.booleans() | st.integers(-(2**40), 2**40) | st.floats(allow_nan=False) | st.text(max_size=30),
+    lambda children: st.lists(children, max_size=4) | st.dictionaries(st.text(max_size=10), children, max_size=4),
     max_leaves=12,
 )
 field_names = st.sampled_from(
@@ -308,9 +300,7 @@ def fuzz_client(emulator):
     from tests.lambdas.endpoint.conftest import TestClient
 
     settings_ = tenant_settings(max_agent_iteration=1, max_body_bytes=LIMIT)
-    with TestClient(
-        create_app(build_service(emulator, settings_, write_metrics=lambda line: None))
-    ) as client:
+    with TestClient(create_app(build_service(emulator, settings_, write_metrics=lambda line: None))) as client:
         yield client
 
 

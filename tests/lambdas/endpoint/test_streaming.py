@@ -16,12 +16,8 @@ QUESTION = {"question": "How do I rotate an API key, and what are the rate limit
 
 
 def ask(endpoint, body=QUESTION, headers=None, timeout=30):
-    with httpx.stream(
-        "POST", f"{endpoint.url}/v1/query", json=body, headers=headers, timeout=timeout
-    ) as response:
-        return response, list(iter_frames(response)) if response.status_code == 200 else json.loads(
-            response.read()
-        )
+    with httpx.stream("POST", f"{endpoint.url}/v1/query", json=body, headers=headers, timeout=timeout) as response:
+        return response, list(iter_frames(response)) if response.status_code == 200 else json.loads(response.read())
 
 
 def wait_for(predicate, timeout=5.0):
@@ -53,9 +49,7 @@ def test_answer_is_streamed_once_as_text_and_repeated_only_in_result(endpoint):
     deltas = "".join(f.data["delta"] for f in frames if f.type == "text")
     result = next(f.data for f in frames if f.type == "result")
     assert deltas and deltas == result["answer"]
-    assert not any(
-        f.type == "text" and f.data["delta"] == result["answer"] for f in frames if len(deltas) > 40
-    )
+    assert not any(f.type == "text" and f.data["delta"] == result["answer"] for f in frames if len(deltas) > 40)
 
 
 def test_ndjson_on_accept_header_carries_the_same_events(endpoint):
@@ -84,11 +78,7 @@ def test_results_name_aliases_are_deduplicated_and_citations_point_into_them(end
     for citation in result.get("citations", []):
         assert all(0 <= index < len(items) for index in citation["results"])
     trace_aliases = {
-        kb
-        for f in frames
-        if f.type == "trace"
-        for q in f.data.get("subQueries", [])
-        for kb in q["knowledgeBases"]
+        kb for f in frames if f.type == "trace" for q in f.data.get("subQueries", []) for kb in q["knowledgeBases"]
     }
     assert trace_aliases and trace_aliases <= {"docs", "tickets"}
 

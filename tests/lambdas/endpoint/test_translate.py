@@ -31,9 +31,7 @@ def item(kb, chunk, text="t", doc="d"):
 
 
 def test_sub_queries_carry_aliases_and_unknown_ids_stay_raw():
-    (event,) = Translator(ALIASES).translate(
-        trace("Retrieval", "IN_PROGRESS", actions=[retrieve("q", "KB1", "KBX")])
-    )
+    (event,) = Translator(ALIASES).translate(trace("Retrieval", "IN_PROGRESS", actions=[retrieve("q", "KB1", "KBX")]))
     assert isinstance(event, TraceEvent)
     assert event.subQueries[0].text == "q" and event.subQueries[0].knowledgeBases == ["docs", "KBX"]
 
@@ -52,9 +50,7 @@ def test_sub_queries_count_retrieve_actions_of_retrieval_steps_once():
     translator.translate(trace("Planning", "SUCCEEDED", actions=[retrieve("a", "KB1"), retrieve("b", "KB2")]))
     translator.translate(trace("Retrieval", "IN_PROGRESS", actions=[retrieve("a", "KB1")]))
     translator.translate(trace("Retrieval", "SUCCEEDED", actions=[retrieve("a", "KB1")]))
-    translator.translate(
-        trace("Retrieval", "FAILED", actions=[retrieve("b", "KB2")], failures=[{"message": "boom"}])
-    )
+    translator.translate(trace("Retrieval", "FAILED", actions=[retrieve("b", "KB2")], failures=[{"message": "boom"}]))
     assert translator.stats.sub_queries == 3
 
 

@@ -24,9 +24,7 @@ def botocore_errors(request):
 
 def build(body, **settings):
     tenant = tenant_settings(**settings)
-    return build_request(
-        parse_query(__import__("json").dumps(body).encode(), tenant, {"agentic"}), tenant, "alice"
-    )
+    return build_request(parse_query(__import__("json").dumps(body).encode(), tenant, {"agentic"}), tenant, "alice")
 
 
 def test_managed_request_is_valid_for_botocore_and_carries_descriptions_and_defaults():
@@ -91,9 +89,9 @@ def test_custom_planner_reranker_guardrail_and_instruction_have_botocore_shapes(
         "version": "3",
     }
     assert [m["role"] for m in request["messages"]] == ["user", "assistant", "user"]
-    assert request["retrievers"][0]["configuration"]["knowledgeBase"]["retrievalOverrides"]["filter"][
-        "andAll"
-    ][1] == {"greaterThan": {"key": "year", "value": 2023}}
+    assert request["retrievers"][0]["configuration"]["knowledgeBase"]["retrievalOverrides"]["filter"]["andAll"][1] == {
+        "greaterThan": {"key": "year", "value": 2023}
+    }
 
 
 def test_estimated_cost_is_one_agentic_call_plus_one_retrieve_per_sub_query():
@@ -148,6 +146,5 @@ def test_tenant_defaults_fill_what_the_request_leaves_out(app_client, emulator):
     assert sent["agenticRetrieveConfiguration"]["maxAgentIteration"] == 2
     assert sent["generateResponse"] is False
     assert {
-        r["configuration"]["knowledgeBase"]["retrievalOverrides"]["maxNumberOfResults"]
-        for r in sent["retrievers"]
+        r["configuration"]["knowledgeBase"]["retrievalOverrides"]["maxNumberOfResults"] for r in sent["retrievers"]
     } == {4}

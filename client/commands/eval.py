@@ -1,0 +1,169 @@
+"""`akb eval`: measure agentic against single-shot retrieval (and the `auto` router) on a dataset.
+
+    akb eval --dataset local/eval/sample.jsonl --local
+    akb eval --dataset my.jsonl --env prod --tenant acme --modes agentic,retrieve,auto --k 5,10
+
+Writes `<out>/records.jsonl` (one line per finished question and mode: rerunning the same
+command resumes), `<out>/report.json` and two PNG charts, and prints the tables. docs/evaluation.md.
+"""
+
+from __future__ import annotations
+
+import contextlib
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+import click
+
+from client.options import config_option, env_option
+
+MODES = ("agentic", "retrieve", "auto")
+LOCAL_DISCLAIMER = (
+    "local emulator numbers: they measure this harness and the emulator's rule-based planner over the "
+    "sample corpus, not Amazon Bedrock"
+)
+
+
+def _csv(kind: type, allowed: tuple[str, ...] | None = None):
+    def convert(ctx: click.Context, param: click.Parameter, value: str) -> list[Any]:
+        try:
+            items = [kind(part.strip()) for part in value.split(",") if part.strip()]
+        except ValueError:
+            raise click.BadParameter(f"'{value}' is not a comma-separated list of {kind.__name__}") from None
+        if not items:
+            raise click.BadParameter("must not be empty")
+        if allowed and (unknown := [i for i in items if i not in allowed]):
+            raise click.BadParameter(f"unknown {', '.join(unknown)}; choose from {', '.join(allowed)}")
+        if kind is int and any(i < 1 for i in items):
+            raise click.BadParameter("every k must be >= 1")
+        return list(dict.fromkeys(items))
+
+    return convert
+
+
+@contextlib.contextmanager
+def _target(
+    url: str | None, env_name: str, tenant: str | None, local: bool, config_dir: Path, out_dir: Path
+) -> Iterator[dict]:
+    """The endpoint to evaluate: {"url", "region", "description", "local"}; starts one for --local."""
+    if local:
+        from client.evaluation.local_target import LocalTargetError, local_endpoint
+
+        try:
+            with local_endpoint(config_dir, out_dir / "endpoint.log", env_name, tenant) as endpoint_url:
+                description = f"local emulator, tenant {tenant or 'sample (every corpus folder)'} ({endpoint_url})"
+                yield {"url": endpoint_url, "region": None, "description": description, "local": True}
+        except LocalTargetError as error:
+            raise click.ClickException(str(error)) from None
+        return
+    if url:
+        yield {"url": url, "region": None, "description": url, "local": False}
+        return
+    from client.endpoint_url import UrlResolutionError, resolve_url
+    from schema import ConfigError
+
+    try:
+        resolved, region = resolve_url(config_dir, env_name, tenant or "")
+    except (UrlResolutionError, ConfigError) as error:
+        raise click.ClickException(str(error)) from None
+    yield {"url": resolved, "region": region, "description": f"{env_name}/{tenant} ({resolved})", "local": False}
+
+
+@click.command()
+@click.option("--dataset", "dataset_path", required=True, type=click.Path(path_type=Path), help="Dataset (JSONL).")
+@click.option("--url", help="Endpoint URL (function URL, or http://127.0.0.1:PORT).")
+@env_option
+@click.option("--tenant", help="Tenant whose deployed endpoint to evaluate (with --env; with --local: its settings).")
+@click.option(
+    "--local",
+    is_flag=True,
+    help="Start the emulator and the endpoint in this process (every corpus folder as a knowledge base, "
+    "or --tenant's) and evaluate them.",
+)
+@config_option
+@click.option(
+    "--modes", default=",".join(MODES), show_default=True, callback=_csv(str, MODES), help="Modes to compare."
+)
+@click.option("--k", "ks", default="5,10", show_default=True, callback=_csv(int), help="Cut-offs for @k metrics.")
+@click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Output directory [eval-out/<dataset>].")
+@click.option("--concurrency", default=4, show_default=True, type=click.IntRange(1, 64), help="Requests in flight.")
+@click.option("--limit", type=click.IntRange(1), help="Only the first N questions (a quick run).")
+def command(
+    dataset_path: Path,
+    url: str | None,
+    env_name: str,
+    tenant: str | None,
+    local: bool,
+    config_dir: Path,
+    modes: list[str],
+    ks: list[int],
+    out_dir: Path | None,
+    concurrency: int,
+    limit: int | None,
+) -> None:
+    """Compare retrieval modes on a dataset: recall, precision, completeness, abstention, latency, cost."""
+    from client.evaluation.dataset import DatasetError, load_dataset
+
+    chosen = sum(bool(x) for x in (url, tenant and not local, local))
+    if chosen != 1:
+        raise click.UsageError("choose one target: --url URL, --env ENV --tenant TENANT, or --local")
+    try:
+        items = load_dataset(dataset_path)
+    except DatasetError as error:
+        click.echo(f"the dataset has {len(error.problems)} problem(s):\n{error}", err=True)
+        raise SystemExit(1) from None
+    items = items[:limit] if limit else items
+    out_dir = out_dir or Path("eval-out") / dataset_path.stem
+    with _target(url, env_name, tenant, local, config_dir, out_dir) as target:
+        report = _run(items, modes, ks, out_dir, concurrency, target, dataset_path)
+    if report["overall"] and all(s["errors"] == s["questions"] for s in report["overall"].values()):
+        click.echo("every request failed: see the error field in records.jsonl", err=True)
+        raise SystemExit(1)
+
+
+def _run(items, modes, ks, out_dir: Path, concurrency: int, target: dict, dataset_path: Path) -> dict:
+    import json
+
+    from rich.console import Console
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    from client.endpoint_client import Client
+    from client.evaluation.charts import write_charts
+    from client.evaluation.report import build_report, render_tables
+    from client.evaluation.runner import RECORDS_FILE, run_evaluation
+
+    console = Console()
+    client = Client(target["url"], region=target["region"])
+
+    def query(item, mode):
+        return client.query(item.question, mode=mode, knowledge_bases=list(item.knowledge_bases) or None)
+
+    progress = Progress(
+        TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
+    )
+    with client, progress:
+        task = progress.add_task(f"{len(items)} questions x {len(modes)} modes", total=None)
+
+        def on_start(total: int, done: int) -> None:
+            progress.update(task, total=total, completed=done)
+            if done:
+                progress.console.print(f"resuming: {done} of {total} already in {out_dir / RECORDS_FILE}")
+
+        def on_record(record) -> None:
+            progress.advance(task)
+            if record.error:
+                progress.console.print(f"[yellow]{record.id} ({record.mode}): {record.error}[/yellow]")
+
+        records = run_evaluation(items, modes, query, out_dir, concurrency, on_start, on_record)
+    meta: dict[str, Any] = {"dataset": str(dataset_path), "target": target["description"]}
+    if target["local"]:
+        meta["disclaimer"] = LOCAL_DISCLAIMER
+    report = build_report(items, records, modes, ks, meta)
+    (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
+    charts = write_charts(report, out_dir)
+    if target["local"]:
+        console.print(f"[bold]{LOCAL_DISCLAIMER}[/bold]")
+    render_tables(report, console)
+    console.print(f"wrote {out_dir / 'report.json'}, {out_dir / RECORDS_FILE}, " + ", ".join(map(str, charts)))
+    return report

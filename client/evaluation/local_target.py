@@ -1,0 +1,103 @@
+"""`akb eval --local`: the emulator (in this process) and the endpoint (a child process), torn down
+after the run.
+
+Without `--tenant` the endpoint searches every folder of the emulator's corpus (the sample dataset
+labels documents in all four); with `--tenant` it runs that tenant's settings from the config, as
+`akb local` does. The endpoint starts the way Lambda and `akb local` start it (lambdas/run.sh,
+settings in AKB_TENANT_SETTINGS, boto3 pointed at the emulator), on a free 127.0.0.1 port; its
+logs and metric lines go to `<out>/endpoint.log`, not over the progress bar.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import socket
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from lambdas.endpoint.settings import Retriever, TenantSettings
+
+LOCAL_CALLER = "arn:aws:sts::123456789012:assumed-role/local-developer/akb-eval"
+
+
+class LocalTargetError(RuntimeError):
+    """The local emulator or endpoint could not start; the message says why."""
+
+
+def corpus_settings(emulator: Any) -> TenantSettings:
+    """A tenant whose knowledge bases are every corpus folder (alias = folder, its own description)."""
+    descriptions = {kb["folder"]: kb.get("description", "") for kb in _knowledge_bases(emulator)}
+    return TenantSettings(
+        tenant="sample",
+        environment="local",
+        retrievers=[
+            Retriever(folder, kb_id, descriptions.get(folder) or folder)
+            for folder, kb_id in sorted(emulator.knowledge_bases.items())
+        ],
+    )
+
+
+def _knowledge_bases(emulator: Any) -> list[dict[str, Any]]:
+    import json
+    import urllib.request
+
+    with urllib.request.urlopen(f"{emulator.url}/_emulator/knowledgebases", timeout=5) as response:  # noqa: S310
+        return json.loads(response.read())
+
+
+def _free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+@contextlib.contextmanager
+def serve_endpoint(settings: TenantSettings, emulator: Any, log_path: Path) -> Iterator[str]:
+    """The endpoint for `settings` as a child process through lambdas/run.sh (what Lambda runs, and
+    `akb local`), talking to the emulator, until the block ends; yields its URL. Its logs and EMF
+    lines go to `log_path`."""
+    from client.commands.local import RUN_SH, _stop, _wait_ready, endpoint_environment
+
+    port = _free_port()
+    url = f"http://127.0.0.1:{port}"
+    env = endpoint_environment(settings.to_json(), port, emulator.env, LOCAL_CALLER)
+    log_path.parent.mkdir(parents=True, exist_ok=True)
+    with log_path.open("ab") as log:
+        child = subprocess.Popen([str(RUN_SH)], env=env, stdout=log, stderr=subprocess.STDOUT)
+    try:
+        if not _wait_ready(url, child):
+            raise LocalTargetError(f"the local endpoint did not become ready on {url}: see {log_path}")
+        yield url
+    finally:
+        _stop(child)
+
+
+@contextlib.contextmanager
+def local_endpoint(
+    config_dir: Path, log_path: Path, env_name: str = "dev", tenant: str | None = None
+) -> Iterator[str]:
+    """Starts the emulator (sample corpus, no delay) and the endpoint; yields the endpoint URL."""
+    from local.emulator import CorpusError, kb_id_for, start_emulator
+
+    try:
+        emulator = start_emulator(port=0, delay_ms=0)
+    except (CorpusError, OSError) as error:
+        raise LocalTargetError(f"cannot start the emulator: {error}") from None
+    try:
+        if tenant is None:
+            settings = corpus_settings(emulator)
+        else:
+            from client.local_settings import LocalSettingsError, tenant_settings
+            from schema import ConfigError, load_project
+
+            try:
+                settings = tenant_settings(load_project(config_dir, env_name), tenant, kb_id_for,
+                                           emulator.knowledge_bases)
+            except (ConfigError, LocalSettingsError) as error:
+                raise LocalTargetError(str(error)) from None
+        with serve_endpoint(settings, emulator, log_path) as url:
+            yield url
+    finally:
+        emulator.stop()

@@ -1,0 +1,208 @@
+"""`mode: retrieve` — one single-shot Retrieve per selected knowledge base, in parallel, fused with RRF.
+
+Seed 000: Retrieve has no planner — the lowest cost and latency per call — and suits short,
+well-bounded questions. Each knowledge base is searched with the question (the last user
+message) as is; the ranked lists are fused with Reciprocal Rank Fusion (fusion.py: scores of
+different knowledge bases are not on one scale) and deduplicated by chunk, remembering every
+knowledge base that found a chunk. The stream carries the same event types as agentic mode: one
+`Retrieval` trace per knowledge base, then `result` with no answer (its `note` says so); the
+handler adds `done`. `generateResponse` and `maxAgentIteration` do not apply.
+
+The calls run inside `open()`: when every knowledge base fails, the error surfaces before the
+first event, so throttling is retried (relay.py) and answered with an HTTP status like any
+upstream failure; when only some fail, each failure is a FAILED trace and the others still count.
+
+Request shape (botocore's service model, bedrock-agent-runtime `Retrieve`): `knowledgeBaseId`,
+`retrievalQuery {text}`, `retrievalConfiguration {managedSearchConfiguration |
+vectorSearchConfiguration: {numberOfResults, filter}}`, optional `guardrailConfiguration` and
+`userContext`. The project deploys MANAGED knowledge bases, so the request uses
+`managedSearchConfiguration` ("managed search automatically determines the best search strategy");
+whether Bedrock also accepts `vectorSearchConfiguration` on a MANAGED knowledge base is UNVERIFIED.
+"""
+
+from __future__ import annotations
+
+import time
+from collections.abc import Iterator, Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, as_completed
+from dataclasses import dataclass
+from typing import Any
+
+from lambdas.endpoint.errors import classify
+from lambdas.endpoint.events import Event, GuardrailWarning, ResultEvent, ResultItem, SubQuery, TraceEvent
+from lambdas.endpoint.fusion import chunk_key, reciprocal_rank_fusion
+from lambdas.endpoint.request import Query
+from lambdas.endpoint.settings import TenantSettings
+from lambdas.endpoint.translate import RunStats, Translator
+
+NAME = "retrieve"
+SEARCH_CONFIGURATION = "managedSearchConfiguration"
+RETRIEVAL_STEP = "Retrieval"
+DOCUMENT_ID_KEY = "x-amz-bedrock-kb-document-id"
+SOURCE_URI_KEY = "x-amz-bedrock-kb-source-uri"
+# Added to each fused result's metadata (x-akb-: this endpoint's keys, never Bedrock's).
+FOUND_IN_KEY = "x-akb-found-in"
+RRF_SCORE_KEY = "x-akb-rrf-score"
+
+
+def retrieve_call(knowledge_base_id: str, query: Query, settings: TenantSettings, user_id: str | None) -> dict:
+    """The boto3 `retrieve(**kwargs)` for one knowledge base."""
+    search: dict[str, Any] = {"numberOfResults": query.max_results}
+    if query.filter is not None:
+        search["filter"] = query.filter
+    call: dict[str, Any] = {
+        "knowledgeBaseId": knowledge_base_id,
+        "retrievalQuery": {"text": query.question},
+        "retrievalConfiguration": {SEARCH_CONFIGURATION: search},
+    }
+    if settings.guardrail_id and settings.guardrail_version:
+        call["guardrailConfiguration"] = {
+            "guardrailId": settings.guardrail_id,
+            "guardrailVersion": settings.guardrail_version,
+        }
+    if user_id is not None:
+        call["userContext"] = {"userId": user_id}
+    return call
+
+
+def note_for(count: int, k: int) -> str:
+    return (
+        f"retrieve mode: single-shot Retrieve on {count} knowledge base{'s' * (count != 1)}, fused with "
+        f"Reciprocal Rank Fusion (k={k}); no generated answer"
+    )
+
+
+def build_request(query: Query, settings: TenantSettings, user_id: str | None) -> dict[str, Any]:
+    """Every Retrieve call of the request, by alias in the tenant's order (pure; tests compare it whole)."""
+    calls = {}
+    for alias in query.knowledge_bases:
+        retriever = settings.retriever(alias)
+        assert retriever is not None  # request.py admits only the tenant's aliases
+        calls[alias] = retrieve_call(retriever.knowledge_base_id, query, settings, user_id)
+    return {
+        "question": query.question,
+        "calls": calls,
+        "rrfK": settings.routing.rrf_k,
+        "note": note_for(len(calls), settings.routing.rrf_k),
+    }
+
+
+def _document_of(result: Mapping[str, Any]) -> str | None:
+    metadata = result.get("metadata") or {}
+    value = result.get("documentId") or metadata.get(DOCUMENT_ID_KEY) or metadata.get(SOURCE_URI_KEY)
+    return value if isinstance(value, str) and value else None
+
+
+def fuse(lists: Mapping[str, Sequence[Mapping[str, Any]]], k: int) -> list[ResultItem]:
+    """Per-alias Retrieve results -> one deduplicated, RRF-ordered list of ResultItems."""
+    items = []
+    for entry in reciprocal_rank_fusion(lists, chunk_key, k=k):
+        result = entry.item
+        metadata = dict(result.get("metadata") or {})
+        metadata[FOUND_IN_KEY] = entry.sources
+        metadata[RRF_SCORE_KEY] = round(entry.score, 6)
+        items.append(
+            ResultItem(
+                knowledgeBase=min(entry.ranks, key=entry.ranks.__getitem__),  # the one that ranked it best
+                text=(result.get("content") or {}).get("text") or "",
+                metadata=metadata,
+                documentId=_document_of(result),
+            )
+        )
+    return items
+
+
+@dataclass(frozen=True)
+class Outcome:
+    alias: str
+    elapsed_ms: int
+    response: Mapping[str, Any] | None = None
+    error: BaseException | None = None
+
+
+def _call_all(client: Any, calls: Mapping[str, dict], started_at: float) -> list[Outcome]:
+    """Every call in parallel; outcomes in the order they completed."""
+    outcomes = []
+    with ThreadPoolExecutor(max_workers=max(1, len(calls)), thread_name_prefix="akb-retrieve") as pool:
+        futures = {pool.submit(client.retrieve, **call): alias for alias, call in calls.items()}
+        for future in as_completed(futures):
+            elapsed = int((time.monotonic() - started_at) * 1000)
+            try:
+                outcomes.append(Outcome(futures[future], elapsed, response=future.result()))
+            except Exception as error:  # one knowledge base failing must not hide the others
+                outcomes.append(Outcome(futures[future], elapsed, error=error))
+    return outcomes
+
+
+class RetrieveUpstream:
+    """The finished calls as endpoint events: a trace per knowledge base, then the fused result."""
+
+    def __init__(self, request: Mapping[str, Any], outcomes: list[Outcome], translator: Translator) -> None:
+        self._request = request
+        self._outcomes = outcomes
+        self._started_at = translator.started_at
+        self.stats: RunStats = translator.stats
+
+    def __iter__(self) -> Iterator[Event]:
+        question = self._request["question"]
+        lists: dict[str, list[Mapping[str, Any]]] = {alias: [] for alias in self._request["calls"]}
+        for outcome in self._outcomes:
+            sub_query = [SubQuery(text=question, knowledgeBases=[outcome.alias])]
+            if self.stats.first_event_at is None:
+                self.stats.first_event_at = time.monotonic()
+            if outcome.error is not None:
+                failure = classify(outcome.error)
+                yield TraceEvent(
+                    step=RETRIEVAL_STEP,
+                    status="FAILED",
+                    elapsedMs=outcome.elapsed_ms,
+                    message=f"Retrieve on {outcome.alias} failed",
+                    subQueries=sub_query,
+                    failures=[f"{failure.code}: {failure.message}"],
+                )
+                continue
+            assert outcome.response is not None
+            results = list(outcome.response.get("retrievalResults") or [])
+            lists[outcome.alias] = results
+            guardrail = []
+            if outcome.response.get("guardrailAction") == "INTERVENED":
+                self.stats.guardrail_interventions += 1
+                config = self._request["calls"][outcome.alias].get("guardrailConfiguration") or {}
+                guardrail = [GuardrailWarning("INTERVENED", config.get("guardrailId"), config.get("guardrailVersion"))]
+            yield TraceEvent(
+                step=RETRIEVAL_STEP,
+                status="SUCCEEDED",
+                elapsedMs=outcome.elapsed_ms,
+                message=f"Retrieve on {outcome.alias}",
+                subQueries=sub_query,
+                retrievedCount=len(results),
+                documents=list(dict.fromkeys(d for d in map(_document_of, results) if d)),
+                guardrail=guardrail,
+            )
+        items = fuse(lists, self._request["rrfK"])
+        self.stats.results = len(items)
+        self.stats.distinct_documents = len({item.documentId or item.text for item in items})
+        yield ResultEvent(results=items, answer=None, note=self._request["note"])
+
+    def close(self) -> None:
+        """Nothing stays open: every call finished inside `open()`."""
+
+
+def open(client: Any, request: dict[str, Any], translator: Translator) -> RetrieveUpstream:
+    """Runs every Retrieve now; raises the first error (in the tenant's order) when all of them failed."""
+    outcomes = _call_all(client, request["calls"], translator.started_at)
+    translator.stats.mode = NAME
+    translator.stats.iterations = 0
+    # Each Retrieve that returned is one billed call, the unit `estimated_cost_usd` prices.
+    translator.stats.sub_queries = sum(1 for outcome in outcomes if outcome.error is None)
+    if outcomes and translator.stats.sub_queries == 0:
+        order = list(request["calls"])
+        first = min(outcomes, key=lambda outcome: order.index(outcome.alias))
+        assert first.error is not None
+        raise first.error
+    return RetrieveUpstream(request, outcomes, translator)
+
+
+def estimated_cost_usd(stats: RunStats, settings: TenantSettings) -> float:
+    """Retrieve's list price per call only: no planner, no generation (seed 000: $1 per 1,000)."""
+    return round(settings.retrieve_price_per_1000_usd / 1000 * stats.sub_queries, 6)
