@@ -52,7 +52,7 @@ deploy: setup  ## Deploy every stack of ENV (needs AWS credentials for ENV's acc
 
 lock:  ## Re-pin Python dependencies after editing requirements.in or lambdas/requirements.in
 	uv pip compile requirements.in -o requirements.lock --python-version 3.11 --python-platform x86_64-manylinux2014 -q
-	uv pip compile lambdas/requirements.in -o lambdas/requirements.lock --python-version 3.13 --python-platform aarch64-manylinux2014 -q
+	uv pip compile lambdas/requirements.in -o lambdas/requirements.lock --python-version 3.14 --python-platform aarch64-manylinux2014 -q
 
 clean:
 	rm -rf cdk.out .build .pytest_cache .ruff_cache

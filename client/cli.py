@@ -8,6 +8,7 @@ import click
 
 # name -> module exposing `command`. Adding a subcommand is adding one line here.
 COMMANDS: dict[str, str] = {
+    "ask": "client.commands.ask",
     "ingest": "client.commands.ingest",
     "policy": "client.commands.policy",
     "validate": "client.commands.validate",

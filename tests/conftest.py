@@ -1,4 +1,4 @@
-"""Fixtures shared across the suite."""
+"""Fixtures shared by every test folder."""
 
 from __future__ import annotations
 

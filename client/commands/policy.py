@@ -61,7 +61,39 @@ def review(project, tenant_name: str) -> dict:
             for invoker in tenant.invokers
             for permission in url_permissions(invoker.arn)
         ],
+        "knowledge_base_roles": {
+            kb.alias: _knowledge_base_role(kb, partition, region, account) for kb in tenant.knowledge_bases
+        },
     }
+
+
+def _knowledge_base_role(kb, partition: str, region: str, account: str) -> dict:
+    """The service role of one knowledge base (policies/knowledge_base_role.py), mapped from its config
+    the way stacks/knowledge_base.py maps it; the tenant's generated bucket name is a placeholder."""
+    from policies.knowledge_base_role import (
+        BucketRead,
+        KnowledgeBaseRoleInputs,
+        knowledge_base_role_policy,
+        knowledge_base_trust_policy,
+    )
+    from schema.knowledge import ConnectorSource, S3Source
+
+    documents = f"arn:{partition}:s3:::<documents-bucket>"
+    buckets: dict[str, list[str]] = {}
+    for source in kb.sources:
+        if isinstance(source, S3Source):
+            buckets.setdefault(source.bucket_arn or documents, []).append(source.prefix)
+    inputs = KnowledgeBaseRoleInputs(
+        partition=partition,
+        region=region,
+        account=account,
+        buckets=[BucketRead(arn, prefixes) for arn, prefixes in buckets.items()],
+        secret_arns=[s.secret_arn for s in kb.sources if isinstance(s, ConnectorSource) and s.secret_arn],
+        kms_key_arns=[kb.kms_key_arn] if kb.kms_key_arn else [],
+        embedding_model_arn=kb.embedding.model_arn,
+    )
+    return {"trust": knowledge_base_trust_policy(partition, region, account),
+            "policy": knowledge_base_role_policy(inputs)}
 
 
 @click.command()
@@ -69,7 +101,7 @@ def review(project, tenant_name: str) -> dict:
 @config_option
 @click.option("--tenant", "tenant_name", required=True, help="Tenant: config/tenants/<tenant>.yaml.")
 def command(env_name: str, config_dir: Path, tenant_name: str) -> None:
-    """Print a tenant's IAM policies (execution role, invoker policy, URL permissions) as JSON."""
+    """Print a tenant's IAM (endpoint role, invoker policy, URL permissions, knowledge-base roles) as JSON."""
     project = load_or_exit(config_dir, env_name)
     if tenant_name not in project.tenants:
         click.echo(

@@ -66,3 +66,14 @@ def test_unknown_tenant_exits_1_naming_the_known_ones():
     result = _run("--env", "dev", "--tenant", "initech")
     assert result.exit_code == 1
     assert "acme, globex" in result.output and "Traceback" not in result.output
+
+
+def test_knowledge_base_roles_read_only_their_own_sources():
+    review = json.loads(_run("--env", "dev", "--tenant", "globex").output)
+    roles = review["knowledge_base_roles"]
+    assert set(roles) == {"handbook", "wiki"}
+    handbook = json.dumps(roles["handbook"]["policy"])
+    assert "<documents-bucket>/handbook/*" in handbook and "secretsmanager" not in handbook
+    wiki = json.dumps(roles["wiki"]["policy"])
+    assert "globex-confluence" in wiki and "s3:" not in wiki
+    assert roles["wiki"]["trust"]["Statement"][0]["Principal"] == {"Service": "bedrock.amazonaws.com"}

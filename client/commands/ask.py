@@ -1,0 +1,188 @@
+"""`akb ask`: put a question to a tenant's endpoint and watch the planner work.
+
+Exit codes (scripts rely on them): 0 success; 1 config, URL lookup or credentials problem;
+2 usage error; 3 the endpoint refused the request or could not be reached (no stream);
+4 the stream carried an error or broke off; 5 a deadline ended the request (the endpoint's
+`deadline`, as an error event, a stop reason or a 504 before streaming, or this client's own
+first-event/idle timeout).
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from pathlib import Path
+
+import click
+
+from client.options import config_option, env_option
+
+EXIT_OK, EXIT_CONFIG, EXIT_HTTP, EXIT_STREAM, EXIT_DEADLINE = 0, 1, 3, 4, 5
+
+
+def _filter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> dict | None:
+    if value is None:
+        return None
+    try:
+        parsed = json.loads(value)
+    except json.JSONDecodeError as error:
+        raise click.BadParameter(f"not JSON: {error.msg} at character {error.pos}") from None
+    if not isinstance(parsed, dict):
+        raise click.BadParameter('must be a JSON object, e.g. {"equals": {"key": "team", "value": "api"}}')
+    return parsed
+
+
+@click.command()
+@click.argument("question")
+@click.option("--url", help="The endpoint's URL (a function URL is signed with your AWS credentials).")
+@click.option("--tenant", help="Resolve the URL of this tenant's deployed endpoint from SSM (with --env).")
+@env_option
+@config_option
+@click.option("--local", "use_local", is_flag=True, help="The endpoint `akb local` runs ($AKB_LOCAL_URL).")
+@click.option("--region", help="Region to sign for, when the URL does not name one.")
+@click.option("--kb", "knowledge_bases", multiple=True, help="Knowledge-base alias to search (repeatable).")
+@click.option("--no-answer", is_flag=True, help="Retrieve only: no generated answer.")
+@click.option(
+    "--max-iterations", type=click.IntRange(min=0), help="Planner iterations (capped by the tenant)."
+)
+@click.option("--max-results", type=click.IntRange(min=1), help="Results to return.")
+@click.option("--filter", "metadata_filter", callback=_filter, help="Metadata filter, as JSON.")
+@click.option("--user-id", help="User id for document ACLs (honoured for trusted callers only).")
+@click.option("--mode", type=click.Choice(["agentic", "retrieve", "auto"]), help="Retrieval mode.")
+@click.option(
+    "--format", "stream_format", type=click.Choice(["sse", "ndjson"]), default="sse", show_default=True
+)
+@click.option("--json", "as_json", is_flag=True, help="Print the events as NDJSON, one per line.")
+@click.option("--quiet", "-q", is_flag=True, help="Print only the answer.")
+@click.pass_context
+def command(
+    ctx: click.Context,
+    question: str,
+    url: str | None,
+    tenant: str | None,
+    env_name: str,
+    config_dir: Path,
+    use_local: bool,
+    region: str | None,
+    knowledge_bases: tuple[str, ...],
+    no_answer: bool,
+    max_iterations: int | None,
+    max_results: int | None,
+    metadata_filter: dict | None,
+    user_id: str | None,
+    mode: str | None,
+    stream_format: str,
+    as_json: bool,
+    quiet: bool,
+) -> None:
+    """Ask QUESTION; show the planner's steps live, then the answer and its sources."""
+    if sum(bool(choice) for choice in (url, tenant, use_local)) != 1:
+        raise click.UsageError("choose the endpoint with exactly one of --url, --env/--tenant or --local")
+    if as_json and quiet:
+        raise click.UsageError("--json and --quiet are alternatives: pick one")
+    if not question.strip():
+        raise click.UsageError("the question is empty")
+    url, region = _target(ctx, url, tenant, env_name, config_dir, use_local, region)
+
+    from client.endpoint_client import Client
+
+    try:
+        client = Client(url, region=region, format=stream_format)  # type: ignore[arg-type]
+    except ValueError as error:
+        raise click.UsageError(str(error)) from None
+    options = {
+        "knowledge_bases": knowledge_bases or None,
+        "generate_response": False if no_answer else None,
+        "max_agent_iteration": max_iterations,
+        "max_results": max_results,
+        "filter": metadata_filter,
+        "mode": mode,
+        "user_id": user_id,
+    }
+    with client:
+        ctx.exit(_run(client, question, options, as_json, quiet))
+
+
+def _target(
+    ctx: click.Context,
+    url: str | None,
+    tenant: str | None,
+    env_name: str,
+    config_dir: Path,
+    use_local: bool,
+    region: str | None,
+) -> tuple[str, str | None]:
+    from client.endpoint_url import UrlResolutionError, local_url, resolve_url
+
+    env_given = ctx.get_parameter_source("env_name") is not click.core.ParameterSource.DEFAULT
+    if env_given and not tenant:
+        raise click.UsageError("--env selects a deployed endpoint together with --tenant")
+    if use_local:
+        return local_url(), region
+    if url:
+        if not url.startswith(("http://", "https://")):
+            raise click.UsageError(f"--url must start with http:// or https://, got '{url}'")
+        from client.sigv4 import is_local, region_from_url
+
+        if not (region or is_local(url) or region_from_url(url)):
+            raise click.UsageError(f"cannot tell the region to sign for from {url}: pass --region")
+        return url, region
+    from schema import ConfigError
+
+    try:
+        resolved, env_region = resolve_url(config_dir, env_name, tenant or "")
+    except (ConfigError, UrlResolutionError) as error:
+        click.echo(f"akb ask: {error}", err=True)
+        ctx.exit(EXIT_CONFIG)
+    return resolved, region or env_region
+
+
+def _run(client, question: str, options: dict, as_json: bool, quiet: bool) -> int:
+    from client.endpoint_client import (
+        EndpointConnectionError,
+        EndpointHTTPError,
+        EndpointTimeout,
+        StreamError,
+    )
+    from client.render import JsonRenderer, QuietRenderer, ViewRenderer, view_console
+    from client.sigv4 import SigningError
+    from lambdas.endpoint.events import DoneEvent, ErrorEvent
+
+    if as_json:
+        renderer = JsonRenderer(sys.stdout)
+    elif quiet:
+        renderer = QuietRenderer(sys.stdout)
+    else:
+        renderer = ViewRenderer(view_console())
+    error_codes: list[str] = []
+    done: DoneEvent | None = None
+    try:
+        for event in client.query(question, **options):
+            renderer.handle(event)
+            if isinstance(event, ErrorEvent):
+                error_codes.append(event.code)
+            elif isinstance(event, DoneEvent):
+                done = event
+    except SigningError as error:
+        return _fail(renderer, str(error), EXIT_CONFIG)
+    except EndpointHTTPError as error:
+        # The endpoint answers 504 `deadline` when its deadline passes before the first event.
+        return _fail(renderer, str(error), EXIT_DEADLINE if error.code == "deadline" else EXIT_HTTP)
+    except EndpointConnectionError as error:
+        return _fail(renderer, str(error), EXIT_HTTP)
+    except EndpointTimeout as error:
+        return _fail(renderer, str(error), EXIT_DEADLINE)
+    except StreamError as error:
+        return _fail(renderer, str(error), EXIT_STREAM)
+    renderer.close()
+    if "deadline" in error_codes or (done is not None and done.stopReason == "deadline"):
+        return EXIT_DEADLINE
+    if error_codes or done is None or done.stopReason != "complete":
+        return EXIT_STREAM
+    return EXIT_OK
+
+
+def _fail(renderer, message: str, code: int) -> int:
+    renderer.close()
+    click.echo(f"akb ask: {message}", err=True)
+    return code

@@ -1,0 +1,28 @@
+"""Fixtures of the client's end-to-end tests: fault control and a short-deadline endpoint."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+from tests.client.local_endpoint import Faults
+
+
+@pytest.fixture
+def faults(emulator) -> Iterator[Faults]:
+    """The session emulator's fault control (over HTTP), reset before and after the test."""
+    control = Faults(emulator.url)
+    control.reset()
+    yield control
+    control.reset()
+
+
+@pytest.fixture
+def deadline_endpoint(emulator) -> Iterator[Any]:
+    """A second real endpoint whose tenant has a 1 s request deadline (the smallest it allows)."""
+    from tests.endpoint_server import start_endpoint, tenant_settings
+
+    with start_endpoint(emulator, tenant_settings(deadline_seconds=1)) as handle:
+        yield handle
