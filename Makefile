@@ -34,6 +34,9 @@ validate: $(BIN)/.installed  ## Check ENV's config without synthesizing
 test: setup  ## Run every test (unit, synth, endpoint, end-to-end against the local emulator)
 	$(BIN)/python -m pytest -n 2
 
+local: $(BIN)/.installed  ## akb local: the emulator + the first tenant's endpoint on 127.0.0.1 (Ctrl-C stops)
+	$(BIN)/akb local --env $(ENV) --config $(CONFIG)
+
 lint: $(BIN)/.installed  ## ruff
 	$(BIN)/ruff check .
 

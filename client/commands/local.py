@@ -79,9 +79,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 @env_option
 @config_option
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535), help="Endpoint port.")
-@click.option(
-    "--emulator-port", default=8081, show_default=True, type=click.IntRange(0, 65535), help="Emulator port."
-)
+@click.option("--emulator-port", default=8081, show_default=True, type=click.IntRange(0, 65535), help="Emulator port.")
 @click.option(
     "--caller-arn",
     default=DEFAULT_CALLER,

@@ -1,0 +1,61 @@
+"""The service imports only itself and its bundled dependencies (the Lambda package has nothing else)."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[2]
+BUNDLED = {
+    "lambdas",
+    "starlette",
+    "uvicorn",
+    "pydantic",
+    "pydantic_core",
+    "boto3",
+    "botocore",
+    "urllib3",
+    "aws_lambda_powertools",
+    "anyio",
+    "h11",
+    "click",
+    "jmespath",
+    "dateutil",
+    "s3transfer",
+    "six",
+    "typing_extensions",
+    "typing_inspection",
+    "annotated_types",
+    "idna",
+    "sniffio",
+}
+PROJECT_PACKAGES = {"schema", "stacks", "client", "local", "policies", "aws_cdk", "constructs", "jsii", "tests"}
+
+
+def test_the_service_and_a_request_import_nothing_from_the_rest_of_the_project():
+    code = """
+import json, sys
+before = set(sys.modules)
+import uvicorn
+from lambdas.endpoint import app, errors, filters, identity, metrics, query, relay, translate
+from lambdas.endpoint.modes import agentic
+from lambdas.endpoint.logs import logger
+logger()
+metrics.documents("t", metrics.RequestOutcome("c", 1, "x"))
+errors.classify(OSError())
+print(json.dumps(sorted({m.split(".")[0] for m in set(sys.modules) - before})))
+"""
+    result = subprocess.run(
+        [sys.executable, "-c", code],
+        cwd=REPO,
+        capture_output=True,
+        text=True,
+        check=True,
+        env={"PYTHONPATH": str(REPO), "PATH": ""},
+    )
+    top_level = set(json.loads(result.stdout.strip().splitlines()[-1]))
+    assert not top_level & PROJECT_PACKAGES
+    stdlib = set(sys.stdlib_module_names) | {"_" + name for name in sys.stdlib_module_names}
+    assert top_level - stdlib - BUNDLED - {m for m in top_level if m.startswith("_")} == set()
