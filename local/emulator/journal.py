@@ -25,6 +25,7 @@ class StreamRecord:
     events_sent: int = 0
     finished: bool = False
     closed_by_client: bool = False
+    tcp_nodelay: bool = False  # read back from the connection's socket: Nagle off for this stream
     outcome: str = "streaming"  # completed | exception:<member> | dropped | client_closed | server_stopped
 
 
@@ -51,9 +52,11 @@ class Journal:
             )
             return seq
 
-    def open_stream(self, request_seq: int) -> StreamRecord:
+    def open_stream(self, request_seq: int, tcp_nodelay: bool = False) -> StreamRecord:
         with self._lock:
-            record = StreamRecord(id=next(self._stream_ids), request_seq=request_seq, started_at=time.time())
+            record = StreamRecord(
+                id=next(self._stream_ids), request_seq=request_seq, started_at=time.time(), tcp_nodelay=tcp_nodelay
+            )
             self._streams.append(record)
             return record
 

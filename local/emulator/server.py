@@ -69,8 +69,17 @@ class Handler(BaseHTTPRequestHandler):
     server_version = "akb-bedrock-emulator"
     timeout = 120  # idle keep-alive connections do not hold a thread forever
     server: EmulatorServer
+    # TCP_NODELAY on every accepted socket (socketserver sets it in setup()): headers and each event
+    # are separate small writes, and with Nagle's algorithm on the first event of a reused
+    # connection would wait for the peer's delayed (~40 ms) ACK of the headers.
+    disable_nagle_algorithm = True
+    tcp_nodelay = False  # what the socket reports after setup(), journaled per stream
 
     # -- plumbing -----------------------------------------------------------------------------
+    def setup(self) -> None:
+        super().setup()
+        self.tcp_nodelay = bool(self.connection.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
     def log_message(self, format: str, *args: Any) -> None:
         log.debug("%s - %s", self.address_string(), format % args)
 
@@ -199,7 +208,7 @@ class Handler(BaseHTTPRequestHandler):
         validate_agentic(body, self.state.indexes)
         run = AgenticRun(body, self.state.indexes, self.state.faults.take_retrieval_failure)
         faults = self.state.faults.take_stream_faults()
-        record = self.state.journal.open_stream(seq)
+        record = self.state.journal.open_stream(seq, tcp_nodelay=self.tcp_nodelay)
         self.send_response(200)
         self.send_header("Content-Type", "application/vnd.amazon.eventstream")
         self.send_header("Transfer-Encoding", "chunked")

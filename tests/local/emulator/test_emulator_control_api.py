@@ -50,3 +50,12 @@ def test_requests_and_streams_are_recorded_newest_last(bedrock, emulator):
 def test_unknown_paths_are_404(emulator):
     response = httpx.post(f"{emulator.url}/nope", json={})
     assert response.status_code == 404 and "message" in response.json()
+
+
+def test_stream_connections_have_nagle_disabled(bedrock, emulator):
+    """Headers and events are separate small writes; with Nagle on, a reused connection would stall
+    each first event for the peer's delayed ACK. The server journals what the socket reports."""
+    run(bedrock, **request("first"))
+    run(bedrock, **request("second"))  # on the connection botocore keeps alive
+    assert [s["tcp_nodelay"] for s in emulator.streams()] == [True, True]
+
