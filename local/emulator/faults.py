@@ -1,7 +1,7 @@
 """Fault injection, so callers can test their handling of everything the real service can do to them.
 
 Counters are consumed by the requests they hit (`throttle_before: 2` fails the next two requests);
-stream faults (`error_after_events`, `drop_after_events`) apply to the next stream only; `delay_ms`
+stream faults (`error_after_events`, `drop_after_events`, `delay_first_ms`) apply to the next stream only; `delay_ms`
 stays until changed or reset. All of it is shared by the server's threads, hence the lock.
 """
 
@@ -16,7 +16,16 @@ from local.emulator.errors import ServiceError, shape_name
 _COUNTERS = ("throttle_before", "error_before", "fail_retrievals")
 _OPTIONAL_COUNTS = ("error_after_events", "drop_after_events")
 KNOWN_KEYS = frozenset(
-    {"reset", "delay_ms", "error_type", "error_message", "error_before_type", *_COUNTERS, *_OPTIONAL_COUNTS}
+    {
+        "reset",
+        "delay_ms",
+        "delay_first_ms",
+        "error_type",
+        "error_message",
+        "error_before_type",
+        *_COUNTERS,
+        *_OPTIONAL_COUNTS,
+    }
 )
 
 
@@ -31,6 +40,7 @@ class _State:
     error_type: str = "InternalServerException"
     error_message: str | None = None
     drop_after_events: int | None = None
+    delay_first_ms: float = 0.0
 
 
 @dataclass(frozen=True)
@@ -41,6 +51,7 @@ class StreamFaults:
     error: ServiceError | None
     drop_after_events: int | None
     delay_seconds: float
+    delay_first_seconds: float = 0.0  # before the HTTP 200 headers, i.e. before the first event
 
 
 def _count(spec: dict[str, Any], key: str) -> int:
@@ -48,6 +59,13 @@ def _count(spec: dict[str, Any], key: str) -> int:
     if isinstance(value, bool) or not isinstance(value, int) or value < 0:
         raise ValueError(f"{key} must be a non-negative integer")
     return value
+
+
+def _milliseconds(spec: dict[str, Any], key: str) -> float:
+    value = spec[key]
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= 60_000:
+        raise ValueError(f"{key} must be a number between 0 and 60000")
+    return float(value)
 
 
 class Faults:
@@ -76,11 +94,9 @@ class Faults:
                         key,
                         None if spec[key] is None and key in _OPTIONAL_COUNTS else _count(spec, key),
                     )
-            if "delay_ms" in spec:
-                delay = spec["delay_ms"]
-                if isinstance(delay, bool) or not isinstance(delay, int | float) or not 0 <= delay <= 60_000:
-                    raise ValueError("delay_ms must be a number between 0 and 60000")
-                state.delay_ms = float(delay)
+            for key in ("delay_ms", "delay_first_ms"):
+                if key in spec:
+                    setattr(state, key, _milliseconds(spec, key))
             for key in ("error_type", "error_before_type"):
                 if key in spec:
                     setattr(state, key, shape_name(str(spec[key])))
@@ -114,10 +130,15 @@ class Faults:
                     state.error_type, state.error_message or f"{state.error_type} (injected fault)"
                 )
             faults = StreamFaults(
-                state.error_after_events, error, state.drop_after_events, state.delay_ms / 1000
+                state.error_after_events,
+                error,
+                state.drop_after_events,
+                state.delay_ms / 1000,
+                state.delay_first_ms / 1000,
             )
             state.error_after_events = None
             state.drop_after_events = None
+            state.delay_first_ms = 0.0
             return faults
 
     def take_retrieval_failure(self) -> bool:

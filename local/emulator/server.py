@@ -209,6 +209,8 @@ class Handler(BaseHTTPRequestHandler):
         run = AgenticRun(body, self.state.indexes, self.state.faults.take_retrieval_failure)
         faults = self.state.faults.take_stream_faults()
         record = self.state.journal.open_stream(seq, tcp_nodelay=self.tcp_nodelay)
+        # delay_first_ms: nothing on the wire yet; the pump then notices a client that gave up waiting.
+        self.state.stopping.wait(faults.delay_first_seconds)
         self.send_response(200)
         self.send_header("Content-Type", "application/vnd.amazon.eventstream")
         self.send_header("Transfer-Encoding", "chunked")

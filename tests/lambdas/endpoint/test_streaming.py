@@ -225,6 +225,18 @@ def test_deadline_ends_the_stream_with_a_deadline_error_never_complete(emulator)
     assert closed and closed[-1]["closed_by_client"] is True
 
 
+def test_deadline_before_the_first_event_is_a_504_without_a_stack_trace(emulator, capfd):
+    emulator.set_faults(delay_first_ms=1500)  # Bedrock sends nothing, not even headers, for 1.5 s
+    with start_endpoint(emulator, tenant_settings(deadline_seconds=1)) as short:
+        response, body = ask(short)
+    assert response.status_code == 504
+    assert body["error"]["code"] == "deadline" and "1 s request deadline" in body["error"]["message"]
+    output = capfd.readouterr()
+    assert "Traceback" not in response.text + output.out + output.err
+    closed = wait_for(lambda: [s for s in emulator.streams() if s["finished"]])  # once Bedrock answers
+    assert closed and closed[-1]["closed_by_client"] is True  # the late stream is closed, not read
+
+
 def test_health_unknown_route_and_wrong_method(endpoint):
     assert httpx.get(f"{endpoint.url}/healthz").status_code == 200
     missing = httpx.get(f"{endpoint.url}/nope")

@@ -6,7 +6,7 @@ import time
 
 import httpx
 import pytest
-from botocore.exceptions import ClientError, EventStreamError
+from botocore.exceptions import ClientError, EventStreamError, ReadTimeoutError
 
 from local.emulator.errors import ERRORS
 from tests.local.emulator_helpers import request, retriever, run
@@ -137,6 +137,28 @@ def test_drop_after_events_cuts_the_connection(bedrock, emulator):
     assert not isinstance(caught.value, EventStreamError)
     assert len(received) == 2
     assert emulator.streams()[-1]["outcome"] == "dropped"
+
+
+def test_delay_first_ms_holds_the_response_of_the_next_stream_only(bedrock, emulator):
+    emulator.set_faults(delay_first_ms=300)
+    started = time.monotonic()
+    response = bedrock.agentic_retrieve_stream(**request("exports"))  # returns once the headers arrive
+    assert time.monotonic() - started >= 0.3
+    assert "result" in list(response["stream"])[-1]
+    assert emulator.set_faults()["delay_first_ms"] == 0  # consumed by that stream
+    assert emulator.streams()[-1]["outcome"] == "completed"
+
+
+def test_a_client_giving_up_during_delay_first_ms_closes_the_stream_before_any_event(emulator):
+    impatient = emulator.client(retries={"mode": "standard", "total_max_attempts": 1}, read_timeout=0.2)
+    emulator.set_faults(delay_first_ms=1000)
+    with pytest.raises(ReadTimeoutError):
+        impatient.agentic_retrieve_stream(**request("exports"))
+    deadline = time.monotonic() + 3
+    while time.monotonic() < deadline and not emulator.streams()[-1]["finished"]:
+        time.sleep(0.02)
+    record = emulator.streams()[-1]
+    assert (record["outcome"], record["closed_by_client"], record["events_sent"]) == ("client_closed", True, 0)
 
 
 def test_injected_retrieval_failure_is_a_failed_step_and_the_stream_goes_on(bedrock, emulator):
