@@ -172,10 +172,7 @@ class Client:
         if self.signed and not self.region:
             raise ValueError(f"cannot tell the region of {url}: pass region=")
         self._credentials = credentials
-        self._http = httpx.Client(
-            timeout=httpx.Timeout(timeouts.idle, connect=timeouts.connect),
-            follow_redirects=False,
-        )
+        self._http = http_client(timeouts)
 
     def close(self) -> None:
         self._http.close()
@@ -313,6 +310,20 @@ class Client:
                 "stream_interrupted", f"connection lost: {error or type(error).__name__}", True
             ) from None
         raise StreamError("stream_interrupted", "the stream ended before its done event", True)
+
+
+def http_client(timeouts: Timeouts) -> httpx.Client:
+    """The HTTP client every `Client` (signed or local) talks through.
+
+    httpx writes a request's headers and body as two sends; with Nagle's algorithm on, the body
+    would wait for the server's delayed (~40 ms) ACK of the headers. httpcore's sync backend sets
+    TCP_NODELAY on every connection it opens, so the default transport needs no socket options
+    (tests/client/test_endpoint_client.py reads the option back off the real connection).
+    """
+    return httpx.Client(
+        timeout=httpx.Timeout(timeouts.idle, connect=timeouts.connect),
+        follow_redirects=False,
+    )
 
 
 def _http_error(response: httpx.Response) -> EndpointHTTPError:

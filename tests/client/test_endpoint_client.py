@@ -11,7 +11,9 @@ import threading
 import time
 
 import pytest
+from botocore.credentials import Credentials
 
+from client import endpoint_client
 from client.endpoint_client import (
     Client,
     EndpointConnectionError,
@@ -181,6 +183,31 @@ def test_ask_raises_on_a_deadline_stop_reason_without_an_error_event(stub):
     with Client(stub.url) as client, pytest.raises(StreamError) as caught:
         client.ask("q")
     assert caught.value.code == "deadline"
+
+
+@pytest.mark.parametrize("signed", [False, True], ids=["local", "signed"])
+def test_client_sockets_have_nagle_disabled(stub, monkeypatch, signed):
+    """httpcore sets TCP_NODELAY itself; this reads it off the real connection each request used
+    (httpx's `network_stream` extension), so a transport that stops doing it is caught."""
+    nodelay: list[int] = []
+    build = endpoint_client.http_client
+
+    def record(response):
+        sock = response.extensions["network_stream"].get_extra_info("socket")
+        nodelay.append(sock.getsockopt(socket.IPPROTO_TCP, socket.TCP_NODELAY))
+
+    def observed(timeouts):
+        http = build(timeouts)
+        http.event_hooks["response"].append(record)
+        return http
+
+    monkeypatch.setattr(endpoint_client, "http_client", observed)
+    stub.reply = Reply(chunks=[sse(*sample_events())])
+    credentials = Credentials("AKIDEXAMPLE", "secret") if signed else None
+    with Client(stub.url, credentials=credentials, region="us-east-1", sign=signed) as client:
+        assert list(client.query("q")) == sample_events()
+    assert ("Authorization" in stub.requests[0].headers) is signed
+    assert len(nodelay) == 1 and nodelay[0] != 0
 
 
 def test_request_body_needs_exactly_one_of_question_or_messages():
