@@ -11,18 +11,17 @@ import signal
 import subprocess
 import sys
 import time
-import urllib.request
 from pathlib import Path
 from types import FrameType
 
 import click
 
+from client.local_processes import stop, wait_ready
 from client.options import config_option, env_option, load_or_exit
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_SH = REPO / "lambdas" / "run.sh"
 DEFAULT_CALLER = "arn:aws:sts::123456789012:assumed-role/local-developer/developer"
-READY_SECONDS = 30
 
 
 def endpoint_environment(
@@ -46,28 +45,6 @@ def endpoint_environment(
         }
     )
     return env
-
-
-def _wait_ready(url: str, child: subprocess.Popen) -> bool:
-    deadline = time.monotonic() + READY_SECONDS
-    while time.monotonic() < deadline and child.poll() is None:
-        try:
-            with urllib.request.urlopen(f"{url}/healthz", timeout=1) as response:  # noqa: S310 - our own URL
-                if response.status == 200:
-                    return True
-        except OSError:
-            time.sleep(0.1)
-    return False
-
-
-def _stop(child: subprocess.Popen) -> None:
-    if child.poll() is None:
-        child.terminate()
-        try:
-            child.wait(timeout=5)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
 
 
 def _interrupt(signum: int, frame: FrameType | None) -> None:
@@ -126,7 +103,7 @@ def command(
         child = subprocess.Popen(
             [str(RUN_SH)], env=endpoint_environment(settings.to_json(), port, emulator.env, caller_arn)
         )
-        if not _wait_ready(url, child):
+        if not wait_ready(url, child):
             click.echo(f"the endpoint did not become ready on {url} (is the port free?)", err=True)
             raise SystemExit(1)
         aliases = ", ".join(r.alias for r in settings.retrievers)
@@ -148,5 +125,5 @@ def command(
         click.echo("\nstopping")
     finally:
         if child is not None:
-            _stop(child)
+            stop(child)
         emulator.stop()

@@ -58,7 +58,8 @@ def serve_endpoint(settings: TenantSettings, emulator: Any, log_path: Path) -> I
     """The endpoint for `settings` as a child process through lambdas/run.sh (what Lambda runs, and
     `akb local`), talking to the emulator, until the block ends; yields its URL. Its logs and EMF
     lines go to `log_path`."""
-    from client.commands.local import RUN_SH, _stop, _wait_ready, endpoint_environment
+    from client.commands.local import RUN_SH, endpoint_environment
+    from client.local_processes import stop, wait_ready
 
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
@@ -67,11 +68,11 @@ def serve_endpoint(settings: TenantSettings, emulator: Any, log_path: Path) -> I
     with log_path.open("ab") as log:
         child = subprocess.Popen([str(RUN_SH)], env=env, stdout=log, stderr=subprocess.STDOUT)
     try:
-        if not _wait_ready(url, child):
+        if not wait_ready(url, child):
             raise LocalTargetError(f"the local endpoint did not become ready on {url}: see {log_path}")
         yield url
     finally:
-        _stop(child)
+        stop(child)
 
 
 @contextlib.contextmanager
