@@ -109,7 +109,7 @@ class QueryOptions(TypedDict, total=False):
     knowledge_bases: Sequence[str] | None
     generate_response: bool | None
     max_agent_iteration: int | None
-    max_results: int | None
+    max_results: int | None  # per knowledge base: 3 over two knowledge bases returns up to 6
     filter: dict[str, Any] | None
     mode: str | None
     user_id: str | None

@@ -45,7 +45,11 @@ def _filter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
 @click.option(
     "--max-iterations", type=click.IntRange(min=0), help="Planner iterations (capped by the tenant)."
 )
-@click.option("--max-results", type=click.IntRange(min=1), help="Results to return.")
+@click.option(
+    "--max-results",
+    type=click.IntRange(min=1),
+    help="Results per knowledge base, not in total: with two knowledge bases, 3 returns up to 6 sources.",
+)
 @click.option("--filter", "metadata_filter", callback=_filter, help="Metadata filter, as JSON.")
 @click.option("--user-id", help="User id for document ACLs (honoured for trusted callers only).")
 @click.option("--mode", type=click.Choice(["agentic", "retrieve", "auto"]), help="Retrieval mode.")

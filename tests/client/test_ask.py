@@ -167,6 +167,14 @@ def test_usage_errors_exit_2_with_a_message(args, message):
     assert "Traceback" not in result.output
 
 
+def test_help_says_max_results_is_per_knowledge_base():
+    result = ask("--help")
+    assert result.exit_code == 0
+    help_text = " ".join(result.output.split())  # click wraps the help column
+    option = help_text[help_text.index("--max-results") : help_text.index("--filter")]
+    assert "per knowledge base" in option and "up to 6" in option
+
+
 def test_unknown_tenant_exits_1_before_any_aws_call():
     result = ask("--env", "dev", "--tenant", "initech", "q")
     assert result.exit_code == 1

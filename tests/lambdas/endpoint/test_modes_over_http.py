@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from collections import Counter
+
 import httpx
 import pytest
 
@@ -76,3 +78,13 @@ def test_an_unknown_mode_is_a_400_naming_the_modes(endpoint):
     with pytest.raises(EndpointHTTPError) as caught:
         ask(endpoint.url, "q", mode="fast")
     assert caught.value.status == 400 and "agentic, auto, retrieve" in caught.value.message
+
+
+@pytest.mark.parametrize("mode", ["agentic", "retrieve"])
+def test_max_results_applies_per_knowledge_base_not_to_the_whole_result(endpoint, mode):
+    """Documented in docs/endpoint.md and `akb ask --help`: two knowledge bases, maxResults 3 -> up to 6."""
+    events = ask(endpoint.url, "exports and webhooks", mode=mode, max_results=3, knowledge_bases=["docs", "tickets"])
+    results = next(e for e in events if isinstance(e, ResultEvent)).results
+    per_kb = Counter(r.knowledgeBase for r in results)
+    assert 3 < len(results) <= 6
+    assert set(per_kb) == {"docs", "tickets"} and max(per_kb.values()) <= 3
