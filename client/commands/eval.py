@@ -115,11 +115,31 @@ def command(
         raise SystemExit(1) from None
     items = items[:limit] if limit else items
     out_dir = out_dir or Path("eval-out") / dataset_path.stem
-    with _target(url, env_name, tenant, local, config_dir, out_dir) as target:
-        report = _run(items, modes, ks, out_dir, concurrency, target, dataset_path)
+    _prepare_out_dir(out_dir)
+    try:
+        with _target(url, env_name, tenant, local, config_dir, out_dir) as target:
+            report = _run(items, modes, ks, out_dir, concurrency, target, dataset_path)
+    except OSError as error:  # a write into --out failed mid-run (disk full, permissions changed)
+        click.echo(f"cannot write {error.filename or out_dir}: {error.strerror or error}", err=True)
+        raise SystemExit(1) from None
     if report["overall"] and all(s["errors"] == s["questions"] for s in report["overall"].values()):
         click.echo("every request failed: see the error field in records.jsonl", err=True)
         raise SystemExit(1)
+
+
+def _prepare_out_dir(out_dir: Path) -> None:
+    """Creates --out before any request is sent, so a bad path costs nothing: one line, exit 2 (usage)."""
+    problem = None
+    if out_dir.exists() and not out_dir.is_dir():
+        problem = "exists and is not a directory"
+    else:
+        try:
+            out_dir.mkdir(parents=True, exist_ok=True)
+        except OSError as error:
+            problem = error.strerror or str(error)
+    if problem:
+        click.echo(f"--out {out_dir}: {problem}", err=True)
+        raise SystemExit(2)
 
 
 def _run(items, modes, ks, out_dir: Path, concurrency: int, target: dict, dataset_path: Path) -> dict:

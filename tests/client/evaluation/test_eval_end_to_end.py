@@ -95,3 +95,17 @@ def test_an_unreachable_endpoint_fails_every_record_and_exits_1(small_dataset, t
 
 def test_the_slice_is_part_of_the_sample():
     assert {item.id for item in load_dataset(SAMPLE)} >= set(SLICE)
+
+
+@pytest.mark.parametrize("kind", ["regular file", "under /proc"])
+def test_an_unusable_out_path_is_one_line_naming_it_and_exit_2(small_dataset, tmp_path, kind):
+    if kind == "regular file":
+        out = tmp_path / "taken"
+        out.write_text("not a directory")
+    else:
+        out = tmp_path.joinpath("/proc/nope")
+    result = run_eval("--dataset", str(small_dataset), "--url", "http://127.0.0.1:9", "--out", str(out))
+    assert result.exit_code == 2, result.output
+    assert "Traceback" not in result.output
+    lines = result.output.strip().splitlines()
+    assert len(lines) == 1 and str(out) in lines[0]
