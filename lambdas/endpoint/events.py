@@ -97,6 +97,9 @@ class DoneEvent:
     timeToFirstEventMs: int | None
     mode: str = "agentic"
     estimatedCostUsd: float | None = None
+    # True when the path taken was agentic with a CUSTOM planner: estimatedCostUsd then leaves out
+    # the planner model's token cost (unknown to the endpoint) and covers the Retrieve calls only.
+    estimatedCostExcludesPlannerModel: bool | None = None
 
 
 Event = TraceEvent | TextEvent | ResultEvent | ErrorEvent | DoneEvent

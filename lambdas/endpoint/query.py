@@ -156,7 +156,12 @@ class QueryRun:
             timeToFirstEventMs=self.first_event_ms,
             mode=self.stats.mode or self.query.mode,  # auto: the path it took
             estimatedCostUsd=self.mode.estimated_cost_usd(self.stats, self.service.settings),
+            estimatedCostExcludesPlannerModel=self._cost_excludes_planner_model() or None,
         )
+
+    def _cost_excludes_planner_model(self) -> bool:
+        taken = self.stats.mode or self.query.mode
+        return taken == "agentic" and modes.load("agentic").excludes_planner_model_cost(self.service.settings)
 
     async def events(self, first: Item, encoder: Encoder) -> AsyncIterator[bytes]:
         assert self.relay is not None
@@ -218,6 +223,7 @@ class QueryRun:
             cited_results=self.stats.cited_results,
             guardrail_interventions=self.stats.guardrail_interventions,
             estimated_cost_usd=cost,
+            estimated_cost_excludes_planner_model=self._cost_excludes_planner_model(),
             upstream_request_id=self.stats.upstream_request_id,
         )
         metrics.emit(

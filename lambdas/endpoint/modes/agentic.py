@@ -100,9 +100,14 @@ def open(client: Any, request: dict[str, Any], translator: Translator) -> Agenti
     return AgenticUpstream(response["stream"], translator)
 
 
+def excludes_planner_model_cost(settings: TenantSettings) -> bool:
+    """A CUSTOM planner is billed at its model's Bedrock token price, which the endpoint never sees
+    (the stream reports no token counts): its estimate then covers the Retrieve calls only."""
+    return settings.planner_type == "CUSTOM"
+
+
 def estimated_cost_usd(stats: RunStats, settings: TenantSettings) -> float:
-    """List price (FACTS.md): per AgenticRetrieveStream call + per underlying Retrieve (one per sub-query)."""
-    return round(
-        settings.agentic_price_per_1000_usd / 1000 + settings.retrieve_price_per_1000_usd / 1000 * stats.sub_queries,
-        6,
-    )
+    """List price (FACTS.md): the managed planner's fee per AgenticRetrieveStream call (not for a
+    CUSTOM planner, see `excludes_planner_model_cost`) + per underlying Retrieve (one per sub-query)."""
+    planner_fee = 0.0 if excludes_planner_model_cost(settings) else settings.agentic_price_per_1000_usd / 1000
+    return round(planner_fee + settings.retrieve_price_per_1000_usd / 1000 * stats.sub_queries, 6)

@@ -2,11 +2,13 @@
 
 from __future__ import annotations
 
+import json
+
 import botocore.session
 import pytest
 from botocore.validate import ParamValidator
 
-from lambdas.endpoint.modes.agentic import build_request, estimated_cost_usd
+from lambdas.endpoint.modes.agentic import build_request, estimated_cost_usd, excludes_planner_model_cost
 from lambdas.endpoint.request import parse_query
 from lambdas.endpoint.translate import RunStats
 from tests.endpoint_server import CORPUS_DESCRIPTIONS, tenant_settings
@@ -99,6 +101,31 @@ def test_estimated_cost_is_one_agentic_call_plus_one_retrieve_per_sub_query():
     assert estimated_cost_usd(
         RunStats(sub_queries=2), tenant_settings(agentic_price_per_1000_usd=0, retrieve_price_per_1000_usd=2)
     ) == pytest.approx(0.004)
+
+
+def test_a_custom_planner_is_not_charged_the_managed_planner_fee():
+    custom = tenant_settings(planner_type="CUSTOM", planner_model_arn=PLANNER)
+    assert estimated_cost_usd(RunStats(sub_queries=5), custom) == pytest.approx(0.005)  # Retrieve calls only
+    assert excludes_planner_model_cost(custom) and not excludes_planner_model_cost(tenant_settings())
+
+
+@pytest.mark.parametrize("planner", ["MANAGED", "CUSTOM"])
+def test_the_done_event_says_when_the_estimate_leaves_out_the_planner_model(app_client, planner):
+    arn = PLANNER if planner == "CUSTOM" else None
+    client = app_client(tenant_settings(planner_type=planner, planner_model_arn=arn))
+    response = client.post("/v1/query", json={"question": "api keys"}, headers={"accept": "application/x-ndjson"})
+    assert response.status_code == 200, response.text
+    events = [json.loads(line) for line in response.text.splitlines() if line.strip()]
+    sub_queries = sum(
+        len(e.get("subQueries", []))
+        for e in events
+        if e["type"] == "trace" and e["step"] in ("Retrieval", "SpeculativeRetrieval") and e["status"] == "IN_PROGRESS"
+    )
+    done = events[-1]
+    assert done["type"] == "done" and sub_queries > 0
+    planner_fee = 0.004 if planner == "MANAGED" else 0.0
+    assert done["estimatedCostUsd"] == pytest.approx(planner_fee + 0.001 * sub_queries)
+    assert done.get("estimatedCostExcludesPlannerModel") is (True if planner == "CUSTOM" else None)
 
 
 def test_the_emulator_receives_subset_caps_filter_guardrail_and_user(app_client, emulator):
