@@ -7,7 +7,8 @@ Upstream failures are mapped here once, for both places: `api_error_for` (nothin
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+import re
+from dataclasses import dataclass, field, replace
 
 from lambdas.endpoint.events import ErrorEvent
 
@@ -41,6 +42,12 @@ _PERMISSION_HINT = (
     "the endpoint's role was refused by Bedrock; likely missing: bedrock:AgenticRetrieveStream, "
     "bedrock:Retrieve on the tenant's knowledge bases, bedrock:InvokeModelWithResponseStream on the "
     "planner model, or bedrock:ApplyGuardrail on the guardrail"
+)
+# Bedrock's (IAM's) AccessDenied text: "User: <arn> is not authorized to perform: <action> on
+# resource: <arn> because no identity-based policy allows ..." (the resource part is optional).
+_DENIED = re.compile(
+    r"not authorized to perform:?\s*(?P<action>[A-Za-z0-9-]+:[A-Za-z0-9*]+)"
+    r"(?:\s+on resource:?\s*(?P<resource>[^\s,;]+))?"
 )
 _UPSTREAM: dict[str, UpstreamFailure] = {
     "throttlingexception": UpstreamFailure(
@@ -85,11 +92,30 @@ def error_code_of(error: BaseException) -> str | None:
     return None
 
 
+def upstream_message_of(error: BaseException) -> str:
+    response = getattr(error, "response", None)
+    message = (response.get("Error") or {}).get("Message") if isinstance(response, dict) else None
+    return message if isinstance(message, str) else ""
+
+
+def access_denied_message(upstream_message: str) -> str:
+    """The denied action (and resource) Bedrock named, first; the generic hint when it named none."""
+    match = _DENIED.search(upstream_message)
+    if match is None:
+        return _PERMISSION_HINT
+    action, resource = match["action"], match["resource"]
+    where = f" on {resource.rstrip('.')}" if resource else ""
+    return f"the endpoint's role is not allowed {action}{where}; grant it in the endpoint role's policy"
+
+
 def classify(error: BaseException) -> UpstreamFailure:
     """What an exception from the upstream call or stream means for the caller."""
     code = error_code_of(error)
     if code is not None:
-        return _UPSTREAM.get(code, _UNKNOWN_UPSTREAM)
+        failure = _UPSTREAM.get(code, _UNKNOWN_UPSTREAM)
+        if code == "accessdeniedexception":  # PascalCase before the stream, camelCase inside it
+            return replace(failure, message=access_denied_message(upstream_message_of(error)))
+        return failure
     # Imported here: only failing requests pay for botocore's exception module lookups.
     from botocore.exceptions import ConnectionError as BotoConnectionError
     from botocore.exceptions import HTTPClientError, ReadTimeoutError

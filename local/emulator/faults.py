@@ -118,7 +118,7 @@ class Faults:
             if self._state.error_before:
                 self._state.error_before -= 1
                 code = self._state.error_before_type
-                return ServiceError(code, f"{code} (injected fault)")
+                return ServiceError(code, self._state.error_message or f"{code} (injected fault)")
             return None
 
     def take_stream_faults(self) -> StreamFaults:

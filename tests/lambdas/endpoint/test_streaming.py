@@ -180,6 +180,19 @@ def test_access_denied_names_the_permissions_likely_missing(endpoint, emulator):
         assert action in body["error"]["message"]
 
 
+def test_access_denied_puts_the_action_and_resource_bedrock_named_first(endpoint, emulator):
+    resource = "arn:aws:bedrock:us-east-1:123456789012:knowledge-base/KBDOCS0001"
+    emulator.set_faults(
+        error_before=1,
+        error_before_type="AccessDeniedException",
+        error_message="User: arn:aws:sts::123456789012:assumed-role/endpoint/fn is not authorized to perform: "
+        f"bedrock:Retrieve on resource: {resource} because no identity-based policy allows the action",
+    )
+    response, body = ask(endpoint)
+    assert response.status_code == 502 and body["error"]["code"] == "upstream_access_denied"
+    assert body["error"]["message"].startswith(f"the endpoint's role is not allowed bedrock:Retrieve on {resource}")
+
+
 def test_internal_errors_before_the_first_byte_are_retried(endpoint, emulator):
     emulator.set_faults(error_before=1, error_before_type="InternalServerException")
     response, frames = ask(endpoint)

@@ -128,6 +128,13 @@ def test_error_before_uses_any_service_error(bedrock, emulator):
     assert code_and_status(error) == ("AccessDeniedException", 403)
 
 
+def test_error_before_carries_the_given_message(bedrock, emulator):
+    message = "User: arn:aws:sts::1:assumed-role/r/f is not authorized to perform: bedrock:Retrieve"
+    emulator.set_faults(error_before=1, error_before_type="AccessDeniedException", error_message=message)
+    error = client_error(lambda: bedrock.agentic_retrieve_stream(**request("exports")))
+    assert error.response["Error"]["Message"] == message
+
+
 def test_drop_after_events_cuts_the_connection(bedrock, emulator):
     emulator.set_faults(drop_after_events=2)
     received = []
