@@ -19,7 +19,7 @@ from local.emulator.answer import extract_answer, stream_pieces
 from local.emulator.eventstream import StreamMessage
 from local.emulator.index import Hit, KnowledgeBaseIndex
 from local.emulator.planner import decompose, new_entities, route, wants_full_documents
-from local.emulator.text import passages_about
+from local.emulator.text import counted, passages_about
 
 DEFAULT_MAX_AGENT_ITERATION = 3  # UNVERIFIED: the service's default; seed 000 suggests 3 for one KB
 DEFAULT_MAX_RESULTS = 10  # UNVERIFIED: the service's default maxNumberOfResults
@@ -179,7 +179,7 @@ class AgenticRun:
     ) -> Iterator[Any]:
         """IN_PROGRESS, then SUCCEEDED with the hits or FAILED with failures; returns the hits."""
         action = [_retrieve_action(query, retrievers)]
-        yield self._trace(step, "IN_PROGRESS", f"Retrieving {label}", actions=action)
+        yield self._trace(step, "IN_PROGRESS", f"Retrieving with {label}", actions=action)
         if step == "Retrieval" and self.fail_retrieval():
             failures = [{"message": f"Retrieval failed for {label} (injected fault)"}]
             yield self._trace(
@@ -196,7 +196,7 @@ class AgenticRun:
         yield self._trace(
             step,
             "SUCCEEDED",
-            f"Retrieved {len(hits)} results for {label}",
+            f"Retrieved {counted(len(hits), 'result')} for {label}",
             actions=action,
             retrievalResponse=[result_item(h) for h in hits],
             warnings=warnings,
@@ -220,7 +220,7 @@ class AgenticRun:
         yield self._trace(
             "FullDocumentExpansion",
             "SUCCEEDED",
-            f"Read {len(chunks)} chunks of the {label}",
+            f"Read {counted(len(chunks), 'chunk')} of the {label}",
             actions=action,
             retrievalResponse=[result_item(h) for h in chunks],
         )
@@ -273,7 +273,7 @@ class AgenticRun:
             "SpeculativeRetrieval",
             self.question,
             self.retrievers,
-            "with the original query",
+            "the original query",
             last_step_warnings,
         )
         if self.max_iterations > 0:
@@ -283,7 +283,7 @@ class AgenticRun:
     def _plan_and_retrieve(self) -> Iterator[StreamMessage]:
         queries = decompose(self.question)
         self.sub_queries += queries
-        message = f"Split the question into {len(queries)} sub-queries"
+        message = f"Split the question into {counted(len(queries), 'sub-query', 'sub-queries')}"
         evidence = yield from self._iteration(
             queries, message, final=self.max_iterations == 1, expand=wants_full_documents(self.question)
         )
@@ -295,7 +295,7 @@ class AgenticRun:
                 )
                 return
             self.leads += leads
-            message = f"Following {len(leads)} new leads found in the evidence: {', '.join(leads)}"
+            message = f"Following {counted(len(leads), 'new lead')} found in the evidence: {', '.join(leads)}"
             evidence = yield from self._iteration(
                 leads, message, final=iteration == self.max_iterations, expand=False
             )

@@ -78,3 +78,8 @@ def passages_about(text: str, query: str) -> list[str]:
 
     terms = whole(query)
     return [line for line in text.splitlines() if terms.intersection(whole(line))]
+
+
+def counted(n: int, noun: str, plural: str | None = None) -> str:
+    """`1 result`, `12 results`: trace messages read as sentences."""
+    return f"{n} {noun if n == 1 else plural or noun + 's'}"

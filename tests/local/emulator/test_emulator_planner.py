@@ -66,3 +66,11 @@ def test_only_entities_not_already_known_are_new_leads():
 )
 def test_summaries_and_enumerations_want_full_documents(question, expected):
     assert wants_full_documents(question) is expected
+
+
+def test_counted_pluralizes_only_when_the_count_is_not_one():
+    from local.emulator.text import counted
+
+    assert [counted(n, "new lead") for n in (0, 1, 2)] == ["0 new leads", "1 new lead", "2 new leads"]
+    assert counted(1, "sub-query", "sub-queries") == "1 sub-query"
+    assert counted(3, "sub-query", "sub-queries") == "3 sub-queries"

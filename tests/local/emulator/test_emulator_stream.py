@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import re
 import time
 
 import pytest
@@ -270,3 +271,28 @@ def test_follow_up_history_uses_the_last_user_message(bedrock):
     ]
     events = run(bedrock, **body)
     assert traces(events)[0]["actions"][0]["retrieve"]["inputQuery"]["text"] == "What is ACME-2204?"
+
+
+def _agrees(count: int, noun_phrase: str, singular: str, plural: str) -> bool:
+    return noun_phrase == (singular if count == 1 else plural)
+
+
+def test_trace_messages_read_as_sentences_with_counts_that_agree(bedrock):
+    events = run(bedrock, **request(MULTI_HOP, max_iterations=3))
+    speculative = finished(events, "SpeculativeRetrieval")[0]
+    count = len(speculative["retrievalResponse"])
+    assert speculative["message"] == f"Retrieved {count} result{'' if count == 1 else 's'} for the original query"
+    following = [t for t in finished(events, "Planning") if t["message"].startswith("Following")]
+    assert following  # the multi-hop question follows leads
+    for planning in following:
+        match = re.match(r"Following (\d+) (new leads?) found in the evidence: ", planning["message"])
+        assert match, planning["message"]
+        assert int(match[1]) == len(planning["actions"])
+        assert _agrees(int(match[1]), match[2], "new lead", "new leads"), planning["message"]
+    for trace in traces(events):
+        assert "for with" not in trace["message"]
+        for number, noun in re.findall(r"\b(\d+) (results?|chunks?|sub-quer(?:y|ies))\b", trace["message"]):
+            singular = {"result": "result", "results": "result", "chunk": "chunk", "chunks": "chunk"}.get(
+                noun, "sub-query"
+            )
+            assert _agrees(int(number), noun, singular, "sub-queries" if singular == "sub-query" else singular + "s")
