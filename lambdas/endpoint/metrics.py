@@ -22,9 +22,9 @@ class RequestOutcome:
     correlation_id: str
     duration_ms: int
     error_code: str | None = None
-    # Only for requests that reached the upstream:
+    stop_reason: str | None = None  # complete | error | deadline | client_closed
+    # Only for requests that streamed:
     streamed: bool = False
-    stop_reason: str | None = None
     time_to_first_event_ms: int | None = None
     iterations: int = 0
     sub_queries: int = 0
@@ -52,6 +52,8 @@ def documents(tenant: str, outcome: RequestOutcome) -> list[dict[str, Any]]:
     metrics.add_metric(name=names.DURATION_MS, unit="Milliseconds", value=outcome.duration_ms)
     # Errors under [Tenant] on every request (0 or 1): the error-rate alarm divides it by Requests.
     metrics.add_metric(name=names.ERRORS, unit="Count", value=int(outcome.error_code is not None))
+    # Every request (0 or 1): a deadline passing before the first event counts as much as one mid-stream.
+    metrics.add_metric(name=names.DEADLINE_STOPS, unit="Count", value=int(outcome.stop_reason == "deadline"))
     if outcome.streamed:
         for name, value in (
             (names.ITERATIONS, outcome.iterations),
@@ -60,7 +62,6 @@ def documents(tenant: str, outcome: RequestOutcome) -> list[dict[str, Any]]:
             (names.DISTINCT_DOCUMENTS, outcome.distinct_documents),
             (names.CITED_RESULTS, outcome.cited_results),
             (names.GUARDRAIL_INTERVENTIONS, outcome.guardrail_interventions),
-            (names.DEADLINE_STOPS, int(outcome.stop_reason == "deadline")),
         ):
             metrics.add_metric(name=name, unit="Count", value=value)
         if outcome.time_to_first_event_ms is not None:

@@ -254,14 +254,18 @@ def _rejected(service: Service, log: RequestLog, cid: str, started: float, error
         status=error.status,
         detail=error.message,
     )
+    # The same stop reason a stream reports when its deadline passes (`deadline`, not `error`).
+    stop_reason = "deadline" if error.code == "deadline" else "error"
     log.info(
         lf.EVENT_DONE,
-        **{lf.EVENT: lf.EVENT_DONE, lf.STOP_REASON: "error", lf.DURATION_MS: _ms(started), lf.ITERATIONS: 0},
+        **{lf.EVENT: lf.EVENT_DONE, lf.STOP_REASON: stop_reason, lf.DURATION_MS: _ms(started), lf.ITERATIONS: 0},
         error_code=error.code,
     )
     metrics.emit(
         service.settings.tenant,
-        metrics.RequestOutcome(correlation_id=cid, duration_ms=_ms(started), error_code=error.code),
+        metrics.RequestOutcome(
+            correlation_id=cid, duration_ms=_ms(started), error_code=error.code, stop_reason=stop_reason
+        ),
         service.write_metrics,
     )
     return JSONResponse(error.body(), error.status, headers={**error.headers, "X-Request-Id": cid})

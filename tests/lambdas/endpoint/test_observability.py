@@ -12,7 +12,7 @@ import pytest
 from lambdas.endpoint import log_fields as lf
 from lambdas.endpoint import metric_names as names
 from lambdas.endpoint.logs import logger
-from tests.endpoint_server import context_header, iter_frames
+from tests.endpoint_server import context_header, iter_frames, tenant_settings
 
 QUESTION = {"question": "How do I rotate an API key, and what are the rate limits?"}
 
@@ -152,3 +152,25 @@ def test_a_client_that_leaves_is_logged_as_client_closed(endpoint, emulator, log
         next(iter_frames(r))
     (done,) = records_of(log_records, "gone-1", lf.EVENT_DONE)
     assert done[lf.STOP_REASON] == "client_closed"
+
+
+def test_a_deadline_before_the_first_event_is_logged_and_counted_as_a_deadline_stop(app_client, emulator, log_records):
+    emulator.set_faults(delay_first_ms=1500)  # nothing from Bedrock for 1.5 s; the deadline is 1 s
+    client = app_client(tenant_settings(deadline_seconds=1))
+    response = client.post("/v1/query", json=QUESTION, headers={"x-request-id": "late-1"})
+    assert response.status_code == 504 and response.json()["error"]["code"] == "deadline"
+    (done,) = records_of(log_records, "late-1", lf.EVENT_DONE)
+    assert done[lf.STOP_REASON] == "deadline" and done["error_code"] == "deadline"
+    documents = [json.loads(line) for line in client.metric_lines]
+    per_tenant = next(d for d in documents if names.ERROR_CODE_DIMENSION not in d)
+    assert per_tenant[names.DEADLINE_STOPS] == [1.0] and per_tenant[names.ERRORS] == [1.0]
+
+
+def test_a_request_refused_for_another_reason_is_not_a_deadline_stop(app_client, log_records):
+    client = app_client()
+    response = client.post("/v1/query", json={"question": ""}, headers={"x-request-id": "bad-1"})
+    assert response.status_code == 400
+    (done,) = records_of(log_records, "bad-1", lf.EVENT_DONE)
+    assert done[lf.STOP_REASON] == "error"
+    per_tenant = next(json.loads(line) for line in client.metric_lines)
+    assert per_tenant[names.DEADLINE_STOPS] == [0.0]
