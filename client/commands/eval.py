@@ -19,6 +19,7 @@ import click
 from client.options import config_option, env_option
 
 MODES = ("agentic", "retrieve", "auto")
+PIPE_WIDTH = 200  # columns when stdout is not a terminal: wider than every table akb eval prints
 LOCAL_DISCLAIMER = (
     "local emulator numbers: they measure this harness and the emulator's rule-based planner over the "
     "sample corpus, not Amazon Bedrock"
@@ -154,6 +155,8 @@ def _run(items, modes, ks, out_dir: Path, concurrency: int, target: dict, datase
     from client.evaluation.runner import RECORDS_FILE, run_evaluation
 
     console = Console()
+    if not console.is_terminal:  # a pipe or a file has no width to fit: render whole tables, never "Precis…"
+        console = Console(width=PIPE_WIDTH)
     client = Client(target["url"], region=target["region"])
 
     def query(item, mode):

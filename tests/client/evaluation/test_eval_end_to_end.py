@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import json
+import os
+import subprocess
+import sys
 
 import pytest
 from click.testing import CliRunner
@@ -109,3 +112,18 @@ def test_an_unusable_out_path_is_one_line_naming_it_and_exit_2(small_dataset, tm
     assert "Traceback" not in result.output
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and str(out) in lines[0]
+
+
+def test_tables_piped_to_another_program_keep_every_header_whole(endpoint, small_dataset, tmp_path):
+    env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "TTY_COMPATIBLE")}
+    env["PYTHONPATH"] = str(REPO)
+    done = subprocess.run(
+        [sys.executable, "-m", "client", "eval", "--dataset", str(small_dataset), "--url", endpoint.url,
+         "--modes", "agentic,retrieve,auto", "--limit", "2", "--out", str(tmp_path / "o")],
+        capture_output=True, text=True, env=env, cwd=REPO, timeout=120, check=False,
+    )
+    assert done.returncode == 0, done.stderr
+    headers = ("Recall", "Precision", "Complete", "Abstain", "False abstain", "Iterations", "TTFE p50 ms",
+               "$/question", "$ total", "errors")
+    assert [h for h in headers if h not in done.stdout] == []
+    assert "…" not in done.stdout
