@@ -126,19 +126,33 @@ def resolve_target(project: Project, tenant: str, alias: str, source_index: int 
 
 
 def plan_uploads(paths: Sequence[Path], prefix: str) -> list[Upload]:
-    """Files keep their name; a directory's files keep their path below it. Dotfiles are skipped."""
+    """Files keep their name; a directory's files keep their path below it. Dotfiles are skipped.
+
+    Every file is opened and its first byte read while planning, so `--dry-run` reports what the
+    upload would fail on (permissions, a broken symbolic link, an I/O error) — one line per file —
+    instead of planning it. Permission bits alone prove nothing: root reads a chmod 000 file.
+    """
     uploads: list[Upload] = []
+    unreadable: list[str] = []
     for path in paths:
         if path.is_file():
             uploads.append(Upload(path, prefix + path.name))
         elif path.is_dir():
-            for file in sorted(p for p in path.rglob("*") if p.is_file()):
+            for file in sorted(path.rglob("*")):
                 relative = file.relative_to(path)
                 if any(part.startswith(".") for part in relative.parts):
                     continue
-                uploads.append(Upload(file, prefix + relative.as_posix()))
+                if file.is_file():
+                    uploads.append(Upload(file, prefix + relative.as_posix()))
+                elif file.is_symlink() and not file.exists():
+                    unreadable.append(f"{file}: cannot read (broken symbolic link to {file.readlink()})")
         else:
             raise IngestError(f"{path}: no such file or directory")
+    for upload in uploads:
+        if (problem := _unreadable(upload.path)) is not None:
+            unreadable.append(f"{upload.path}: cannot read ({problem})")
+    if unreadable:
+        raise IngestError("\n".join(unreadable))
     keys: dict[str, Path] = {}
     for upload in uploads:
         if upload.key in keys:
@@ -147,6 +161,15 @@ def plan_uploads(paths: Sequence[Path], prefix: str) -> list[Upload]:
     if not uploads and paths:
         raise IngestError("no files to upload (directories were empty or held only dotfiles)")
     return uploads
+
+
+def _unreadable(path: Path) -> str | None:
+    try:
+        with path.open("rb") as file:
+            file.read(1)
+    except OSError as error:
+        return error.strerror or type(error).__name__
+    return None
 
 
 def read_deployed(ssm, target: Target) -> Deployed:

@@ -45,7 +45,8 @@ def command(env_name, config_dir, tenant, alias, source_index, dry_run, interval
         s3, ssm, agent = ingest.make_clients(project.environment.region)
         result = run(s3, ssm, agent, target, uploads, interval=interval, timeout=timeout)
     except ingest.IngestError as error:
-        click.echo(f"akb ingest: {error}", err=True)
+        for line in str(error).splitlines():  # one line per problem (e.g. per unreadable file)
+            click.echo(f"akb ingest: {line}", err=True)
         raise SystemExit(1) from None
     except Exception as error:  # botocore errors: say what failed, never a stack trace
         click.echo(f"akb ingest: {type(error).__name__}: {error}", err=True)

@@ -6,6 +6,7 @@ AWS account here), so request shapes are validated against the service models, b
 
 from __future__ import annotations
 
+import os
 import re
 from datetime import UTC, datetime
 
@@ -327,3 +328,39 @@ def test_bad_input_is_one_line_without_a_stack_trace(tmp_path):
     )
     assert result.exit_code == 1
     assert "no such file or directory" in result.output and "Traceback" not in result.output
+
+
+def _dry_run(*paths):
+    return CliRunner().invoke(
+        main,
+        ["ingest", "--env", "dev", "--tenant", "acme", "--kb", "docs", "--config", str(EXAMPLE_CONFIG), "--dry-run",
+         *map(str, paths)],
+    )
+
+
+# Tests run as root here, and root reads a chmod 000 file: unreadable files are made with a broken
+# symbolic link and with /proc/self/mem (a regular file whose first byte fails with EIO even for root).
+def test_dry_run_reports_each_unreadable_file_on_its_own_line_and_plans_nothing(documents):
+    (documents / "gone.md").symlink_to(documents / "deleted.md")
+    (documents / "guides" / "mem.md").symlink_to("/proc/self/mem")
+    result = _dry_run(documents)
+    assert result.exit_code == 1, result.output
+    assert "Traceback" not in result.output and "Plan (dry run" not in result.output
+    lines = result.output.strip().splitlines()
+    assert lines == [
+        f"akb ingest: {documents / 'gone.md'}: cannot read (broken symbolic link to {documents / 'deleted.md'})",
+        f"akb ingest: {documents / 'guides' / 'mem.md'}: cannot read (Input/output error)",
+    ]
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads chmod 000 files; covered above with other unreadable files")
+def test_dry_run_reports_a_file_without_read_permission(documents):
+    locked = documents / "intro.md"
+    locked.chmod(0)
+    result = _dry_run(locked)
+    assert result.exit_code == 1 and f"{locked}: cannot read (Permission denied)" in result.output
+
+
+def test_readable_files_are_planned_as_before(documents):
+    result = _dry_run(documents)
+    assert result.exit_code == 0 and f"{documents / 'guides' / 'setup.txt'} -> docs/guides/setup.txt" in result.output
