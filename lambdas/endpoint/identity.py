@@ -7,7 +7,11 @@ filtering, not authorization (FACTS.md), so it is only ever an identity this mod
 
 - `none`: no userContext; a body `userId` is refused (403), because it would be silently ignored.
 - `caller`: the caller's own name (assumed-role session name, IAM user name); a body `userId` is
-  refused (403) — a caller may not speak for somebody else.
+  refused (403). The session name is chosen by whoever calls sts:AssumeRole, so this is only an
+  end user's identity when the invoker role's trust policy pins it (`sts:RoleSessionName`;
+  docs/security.md). The function URL request context (`authorizer.iam`: accessKey, accountId,
+  callerId, cognitoIdentity, principalOrgId, userArn, userId) carries no source identity to
+  prefer instead, so the session name is the best identity available here.
 - `trusted`: a caller whose role is in `trusted_callers` (the tenant's front end that
   authenticates end users) may pass the end user's `userId`; without one, or for any other
   caller, the caller's own name is used as in `caller`; a body `userId` from an untrusted
