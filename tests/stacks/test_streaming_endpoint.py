@@ -8,6 +8,7 @@ import aws_cdk as cdk
 import pytest
 from aws_cdk import aws_logs as logs
 
+from lambdas.endpoint.identity import LOCAL_CALLER_ENV, LOCAL_MODE_ENV
 from lambdas.endpoint.settings import ENV_VAR, TenantSettings
 from schema import load_project
 from stacks.nag import enable_nag
@@ -61,6 +62,15 @@ def test_web_adapter_layer_and_streaming_environment(synthesized, tenant):
     assert variables["AWS_LWA_INVOKE_MODE"] == "response_stream"
     assert variables["AWS_LWA_PORT"] == "8080"
     assert variables["AWS_LWA_READINESS_CHECK_PATH"] == "/healthz"
+
+
+@pytest.mark.parametrize("tenant", ["acme", "globex"])
+def test_deployed_function_never_runs_in_local_mode(synthesized, tenant):
+    """Local mode trusts requests without a verified caller; the function's environment never sets it."""
+    _, function = _one(_tenant(synthesized, tenant), "AWS::Lambda::Function")
+    variables = function["Environment"]["Variables"]
+    assert ENV_VAR in variables  # the environment under test is the function's real one
+    assert {LOCAL_MODE_ENV, LOCAL_CALLER_ENV} & set(variables) == set()
 
 
 @pytest.mark.parametrize("tenant", ["acme", "globex"])
