@@ -230,3 +230,13 @@ def test_grant_invoke_gives_a_role_both_url_actions():
         "lambda:InvokeFunctionUrl": {"StringEquals": {"lambda:FunctionUrlAuthType": "AWS_IAM"}},
         "lambda:InvokeFunction": {"Bool": {"lambda:InvokedViaFunctionUrl": True}},
     }
+
+
+def test_the_documented_example_runs_and_synthesizes_the_endpoint(monkeypatch, capsys):
+    """docs/streaming-endpoint.md's example is a whole script: run it as written, from the repo root."""
+    text = (EXAMPLE_CONFIG.parent / "docs" / "streaming-endpoint.md").read_text()
+    example = text.split("## Example", 1)[1].split("```python\n", 1)[1].split("```\n", 1)[0]
+    monkeypatch.chdir(EXAMPLE_CONFIG.parent)
+    exec(compile(example, "docs/streaming-endpoint.md", "exec"), {"__name__": "__main__"})
+    printed = capsys.readouterr().out
+    assert "'AWS::Lambda::Url'" in printed and "'AWS::IAM::ManagedPolicy'" in printed
