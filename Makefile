@@ -32,10 +32,13 @@ validate: $(BIN)/.installed  ## Check ENV's config without synthesizing
 	$(BIN)/akb validate --env $(ENV) --config $(CONFIG)
 
 test: setup  ## Run every test (unit, synth, endpoint, end-to-end against the local emulator)
-	$(BIN)/python -m pytest -n 2
+	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
 local: $(BIN)/.installed  ## akb local: the emulator + the first tenant's endpoint on 127.0.0.1 (Ctrl-C stops)
 	$(BIN)/akb local --env $(ENV) --config $(CONFIG)
+
+emulator: $(BIN)/.installed  ## akb emulator: the local Bedrock emulator alone on 127.0.0.1:8081
+	$(BIN)/akb emulator --port 8081
 
 lint: $(BIN)/.installed  ## ruff
 	$(BIN)/ruff check .
@@ -44,7 +47,7 @@ fmt: $(BIN)/.installed
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
-diff: setup
+diff: setup  ## cdk diff of ENV against what is deployed (needs AWS credentials)
 	$(CDK) diff -c env=$(ENV) -c config=$(CONFIG)
 
 deploy: setup  ## Deploy every stack of ENV (needs AWS credentials for ENV's account)

@@ -29,9 +29,10 @@ started = time.perf_counter()
 import aws_cdk as cdk
 from schema import load_project
 from stacks.app_builder import build_app
+from stacks.cdk_context import cdk_json_context
 imported = time.perf_counter()
 project = load_project(sys.argv[1], "dev")
-app = cdk.App(outdir=sys.argv[2])
+app = cdk.App(outdir=sys.argv[2], context=cdk_json_context())
 build_app(app, project)
 built = time.perf_counter()
 app.synth()

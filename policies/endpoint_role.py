@@ -48,7 +48,9 @@ WILDCARD_REASONS: dict[str, str] = {
         "a cross-region inference profile runs its model in any region of its geography, so the foundation-model "
         f"ARN has region *; the bedrock:InferenceProfileArn condition pins it to the configured profile ({_PROFILES})",
     "WriteTheEndpointsOwnLogGroup":
-        "log streams are named at run time by Lambda; :* covers the streams of the endpoint's own log group only",
+        "log streams are named at run time by Lambda; :* covers the streams of the endpoint's own log group only "
+        "(log-group ARN with :* for stream actions: "
+        "https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/iam-access-control-overview-cwl.html)",
 }
 
 

@@ -147,8 +147,9 @@ class KnowledgeBase(Construct):
         acknowledge(
             self.role_policy,
             "IAM5",
-            "cloudwatch:PutMetricData has no resource-level permissions; the statement is limited to "
-            "the AWS/Bedrock/KnowledgeBases namespace by condition",
+            "cloudwatch:PutMetricData has no resource-level permissions "
+            "(https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudwatch.html); "
+            "the statement is limited to the AWS/Bedrock/KnowledgeBases namespace by condition",
             finding="Resource::*",
         )
         stack = cdk.Stack.of(self)
@@ -158,7 +159,9 @@ class KnowledgeBase(Construct):
                     self.role_policy,
                     "IAM5",
                     "the knowledge base reads every document under its source's key prefix, whose "
-                    "names are not known at deploy time",
+                    "names are not known at deploy time; the knowledge base service role is granted "
+                    "s3:GetObject on bucket objects "
+                    "(https://docs.aws.amazon.com/bedrock/latest/userguide/kb-permissions.html)",
                     finding=f"Resource::{_nag_resource(stack, read.bucket_arn)}/{prefix}*",
                 )
 

@@ -10,6 +10,7 @@ import aws_cdk as cdk
 
 from schema import Project, load_project
 from stacks.app_builder import build_app
+from stacks.cdk_context import cdk_json_context
 
 
 @dataclass
@@ -24,15 +25,6 @@ class Synthesized:
     def resources(self, stack_name: str, resource_type: str) -> dict[str, dict]:
         resources = self.templates[stack_name].get("Resources", {})
         return {key: value for key, value in resources.items() if value["Type"] == resource_type}
-
-
-REPO = Path(__file__).resolve().parent.parent
-
-
-def cdk_json_context() -> dict:
-    """cdk.json's feature flags, so tests synthesize exactly what `cdk synth` would."""
-    context = json.loads((REPO / "cdk.json").read_text())["context"]
-    return {key: value for key, value in context.items() if key not in ("env", "config")}
 
 
 def synthesize(config_dir: Path | str, env_name: str, outdir: Path) -> Synthesized:

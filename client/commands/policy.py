@@ -14,6 +14,27 @@ import click
 
 from client.options import config_option, env_option, load_or_exit
 
+# Why `caller` is only as strong as the invokers' trust policies (docs/security.md, "Identity for
+# document ACLs"): the user id is the session name, which whoever calls sts:AssumeRole chooses.
+SESSION_NAME_NOTE = (
+    "the userId sent to Bedrock is the caller's role session name (or IAM user name). Whoever calls "
+    "sts:AssumeRole chooses the session name, so a caller can claim any end user's identity for document "
+    "ACLs unless each invoker role's trust policy pins it (condition sts:RoleSessionName, e.g. "
+    "${aws:username}: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html"
+    "#ck_rolesessionname). The function URL request context carries no source identity, so "
+    "sts:SourceIdentity alone does not help. See docs/security.md."
+)
+
+
+def user_context_review(tenant) -> dict:
+    """The tenant's user_context, with the session-name caveat wherever a caller's own name is used."""
+    review: dict = {"mode": tenant.user_context}
+    if tenant.user_context == "caller":
+        review["note"] = SESSION_NAME_NOTE
+    elif tenant.user_context == "trusted":
+        review["note"] = "callers that are not trusted fall back to their own name as in 'caller': " + SESSION_NAME_NOTE
+    return review
+
 
 def partition_for(region: str) -> str:
     if region.startswith("cn-"):
@@ -55,6 +76,7 @@ def review(project, tenant_name: str) -> dict:
             "name": invoke_policy_name(project.env_name, tenant_name),
             "document": invoker_policy(function_arn),
         },
+        "user_context": user_context_review(tenant),
         "function_url": {"auth_type": "AWS_IAM", "invoke_mode": "RESPONSE_STREAM"},
         "function_url_permissions": [
             {key: value for key, value in vars(permission).items() if value is not None}

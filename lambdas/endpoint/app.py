@@ -57,7 +57,7 @@ def create_app(service: Service) -> Starlette:
 def service_from_environment() -> Service:
     return Service(
         settings=TenantSettings.from_environment(),
-        local_mode=os.environ.get(identity.LOCAL_MODE_ENV) == "1",
+        local_mode=identity.local_mode_enabled(os.environ),  # refuses to run inside Lambda
         local_caller_arn=os.environ.get(identity.LOCAL_CALLER_ENV) or None,
     )
 

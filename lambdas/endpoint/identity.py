@@ -7,7 +7,11 @@ filtering, not authorization (FACTS.md), so it is only ever an identity this mod
 
 - `none`: no userContext; a body `userId` is refused (403), because it would be silently ignored.
 - `caller`: the caller's own name (assumed-role session name, IAM user name); a body `userId` is
-  refused (403) — a caller may not speak for somebody else.
+  refused (403). The session name is chosen by whoever calls sts:AssumeRole, so this is only an
+  end user's identity when the invoker role's trust policy pins it (`sts:RoleSessionName`;
+  docs/security.md). The function URL request context (`authorizer.iam`: accessKey, accountId,
+  callerId, cognitoIdentity, principalOrgId, userArn, userId) carries no source identity to
+  prefer instead, so the session name is the best identity available here.
 - `trusted`: a caller whose role is in `trusted_callers` (the tenant's front end that
   authenticates end users) may pass the end user's `userId`; without one, or for any other
   caller, the caller's own name is used as in `caller`; a body `userId` from an untrusted
@@ -16,6 +20,8 @@ filtering, not authorization (FACTS.md), so it is only ever an identity this mod
 Local mode (`AKB_LOCAL_MODE=1`, set only by `akb local` and tests) accepts a missing header and
 uses `AKB_LOCAL_CALLER_ARN` as the caller; a request may still send its own header to act as
 somebody else. Outside local mode a request without a verified caller gets 401.
+Local mode refuses to start inside Lambda (`AWS_LAMBDA_FUNCTION_NAME` set): there it would turn
+every unsigned-context request into the default caller, so a stray variable fails closed.
 """
 
 from __future__ import annotations
@@ -32,6 +38,22 @@ LOCAL_MODE_ENV = "AKB_LOCAL_MODE"
 LOCAL_CALLER_ENV = "AKB_LOCAL_CALLER_ARN"
 LOCAL_DEFAULT_CALLER = "arn:aws:sts::000000000000:assumed-role/akb-local/developer"
 USER_CONTEXT_MODES = ("none", "caller", "trusted")
+
+LAMBDA_MARKER_ENV = "AWS_LAMBDA_FUNCTION_NAME"  # set by the Lambda runtime in every function
+
+
+def local_mode_enabled(environ: Mapping[str, str]) -> bool:
+    """Whether `AKB_LOCAL_MODE=1`; raises RuntimeError if so inside a Lambda function (fail closed)."""
+    if environ.get(LOCAL_MODE_ENV) != "1":
+        return False
+    if environ.get(LAMBDA_MARKER_ENV):
+        raise RuntimeError(
+            f"{LOCAL_MODE_ENV}=1 is set in Lambda function '{environ[LAMBDA_MARKER_ENV]}': local mode accepts "
+            "requests without a verified caller and is for `akb local` and tests only; remove "
+            f"{LOCAL_MODE_ENV} (and {LOCAL_CALLER_ENV}) from the function's environment"
+        )
+    return True
+
 
 _ARN = re.compile(r"^arn:(?P<partition>aws[a-z-]*):(?P<service>iam|sts)::(?P<account>\d{12}):(?P<resource>.+)$")
 

@@ -77,3 +77,18 @@ def test_knowledge_base_roles_read_only_their_own_sources():
     wiki = json.dumps(roles["wiki"]["policy"])
     assert "globex-confluence" in wiki and "s3:" not in wiki
     assert roles["wiki"]["trust"]["Statement"][0]["Principal"] == {"Service": "bedrock.amazonaws.com"}
+
+
+def test_caller_user_context_carries_the_session_name_caveat():
+    review = json.loads(_run("--env", "dev", "--tenant", "acme").output)
+    assert review["user_context"]["mode"] == "caller"
+    note = review["user_context"]["note"]
+    assert "session name" in note and "sts:RoleSessionName" in note
+    assert "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html" in note
+
+
+def test_none_user_context_has_no_caveat(config_copy):  # noqa: F811
+    config_copy.edit("tenants", "acme", lambda tenant: tenant.update(user_context="none"))
+    result = _run("--config", str(config_copy.root), "--env", "dev", "--tenant", "acme")
+    assert result.exit_code == 0, result.output
+    assert json.loads(result.output)["user_context"] == {"mode": "none"}

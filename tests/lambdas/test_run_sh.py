@@ -59,3 +59,19 @@ def test_run_sh_serves_health_and_streams_for_a_verified_caller(emulator, tmp_pa
         child.terminate()
         output = child.communicate(timeout=10)[0].decode()
     assert '"message":"trace"' in output and '"CloudWatchMetrics"' in output  # logs and EMF on stdout
+
+
+def test_run_sh_refuses_local_mode_inside_lambda(tmp_path):
+    """AKB_LOCAL_MODE=1 would accept unverified callers; inside Lambda the app must not start at all."""
+    env = {
+        "PATH": os.environ["PATH"],
+        "AKB_PYTHON": sys.executable,
+        "AWS_LWA_PORT": str(free_port()),
+        "AKB_TENANT_SETTINGS": tenant_settings(user_context="caller").to_json(),
+        "AWS_REGION": "us-west-2",
+        "AKB_LOCAL_MODE": "1",
+        "AWS_LAMBDA_FUNCTION_NAME": "akb-dev-acme-endpoint",
+    }
+    child = subprocess.run([str(RUN_SH)], env=env, cwd=tmp_path, capture_output=True, text=True, timeout=30)
+    assert child.returncode != 0
+    assert "AKB_LOCAL_MODE=1 is set in Lambda function 'akb-dev-acme-endpoint'" in child.stdout + child.stderr

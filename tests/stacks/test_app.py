@@ -22,6 +22,27 @@ def test_cdk_nag_reported_no_unacknowledged_findings(synthesized):
     assert failures == []
 
 
+def _iam_acknowledgements(synthesized) -> list[dict]:
+    report = json.loads((synthesized.outdir / "validation-report.json").read_text())
+    return [
+        violation
+        for plugin in report["pluginReports"]
+        for violation in plugin.get("suppressedViolations", [])
+        if violation["ruleName"].startswith(("AwsSolutions-IAM4", "AwsSolutions-IAM5"))
+    ]
+
+
+def test_every_iam_acknowledgement_cites_an_aws_documentation_page(synthesized):
+    acknowledged = _iam_acknowledgements(synthesized)
+    assert acknowledged, "the dev templates have IAM5 acknowledgements (wildcards with reasons)"
+    without_page = {
+        (violation["acknowledgedAt"], violation["ruleName"]): violation["reason"]
+        for violation in acknowledged
+        if "https://docs.aws.amazon.com/" not in violation["reason"]
+    }
+    assert without_page == {}
+
+
 def test_every_template_passes_cfn_lint_without_errors(synthesized):
     templates = sorted(str(path) for path in synthesized.outdir.glob("*.template.json"))
     assert len(templates) == 3

@@ -8,6 +8,7 @@ import aws_cdk as cdk
 import pytest
 from aws_cdk import aws_logs as logs
 
+from lambdas.endpoint.identity import LOCAL_CALLER_ENV, LOCAL_MODE_ENV
 from lambdas.endpoint.settings import ENV_VAR, TenantSettings
 from schema import load_project
 from stacks.nag import enable_nag
@@ -61,6 +62,15 @@ def test_web_adapter_layer_and_streaming_environment(synthesized, tenant):
     assert variables["AWS_LWA_INVOKE_MODE"] == "response_stream"
     assert variables["AWS_LWA_PORT"] == "8080"
     assert variables["AWS_LWA_READINESS_CHECK_PATH"] == "/healthz"
+
+
+@pytest.mark.parametrize("tenant", ["acme", "globex"])
+def test_deployed_function_never_runs_in_local_mode(synthesized, tenant):
+    """Local mode trusts requests without a verified caller; the function's environment never sets it."""
+    _, function = _one(_tenant(synthesized, tenant), "AWS::Lambda::Function")
+    variables = function["Environment"]["Variables"]
+    assert ENV_VAR in variables  # the environment under test is the function's real one
+    assert {LOCAL_MODE_ENV, LOCAL_CALLER_ENV} & set(variables) == set()
 
 
 @pytest.mark.parametrize("tenant", ["acme", "globex"])
@@ -220,3 +230,13 @@ def test_grant_invoke_gives_a_role_both_url_actions():
         "lambda:InvokeFunctionUrl": {"StringEquals": {"lambda:FunctionUrlAuthType": "AWS_IAM"}},
         "lambda:InvokeFunction": {"Bool": {"lambda:InvokedViaFunctionUrl": True}},
     }
+
+
+def test_the_documented_example_runs_and_synthesizes_the_endpoint(monkeypatch, capsys):
+    """docs/streaming-endpoint.md's example is a whole script: run it as written, from the repo root."""
+    text = (EXAMPLE_CONFIG.parent / "docs" / "streaming-endpoint.md").read_text()
+    example = text.split("## Example", 1)[1].split("```python\n", 1)[1].split("```\n", 1)[0]
+    monkeypatch.chdir(EXAMPLE_CONFIG.parent)
+    exec(compile(example, "docs/streaming-endpoint.md", "exec"), {"__name__": "__main__"})
+    printed = capsys.readouterr().out
+    assert "'AWS::Lambda::Url'" in printed and "'AWS::IAM::ManagedPolicy'" in printed

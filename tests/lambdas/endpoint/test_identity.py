@@ -11,6 +11,7 @@ from lambdas.endpoint.identity import (
     LOCAL_DEFAULT_CALLER,
     caller_from_arn,
     caller_from_headers,
+    local_mode_enabled,
     normalize_principal,
     resolve_user_id,
 )
@@ -158,3 +159,21 @@ def test_local_mode_request_may_act_as_another_caller(app_client, emulator):
     response = client.post("/v1/query", json={**QUESTION, "userId": "bob"}, headers=context_header(FRONT_END_SESSION))
     assert response.status_code == 200
     assert sent_bodies(emulator)[-1]["userContext"] == {"userId": "bob"}
+
+
+@pytest.mark.parametrize(
+    ("environ", "expected"),
+    [
+        ({}, False),
+        ({"AKB_LOCAL_MODE": "0"}, False),
+        ({"AKB_LOCAL_MODE": "1"}, True),
+        ({"AWS_LAMBDA_FUNCTION_NAME": "akb-dev-acme-endpoint"}, False),
+    ],
+)
+def test_local_mode_only_when_asked_for(environ, expected):
+    assert local_mode_enabled(environ) is expected
+
+
+def test_local_mode_inside_lambda_fails_closed():
+    with pytest.raises(RuntimeError, match="local mode accepts requests without a verified caller"):
+        local_mode_enabled({"AKB_LOCAL_MODE": "1", "AWS_LAMBDA_FUNCTION_NAME": "akb-dev-acme-endpoint"})
