@@ -42,6 +42,7 @@ emulator: $(BIN)/.installed  ## akb emulator: the local Bedrock emulator alone o
 
 lint: $(BIN)/.installed  ## ruff
 	$(BIN)/ruff check .
+	$(BIN)/ruff format --check .
 
 fmt: $(BIN)/.installed
 	$(BIN)/ruff check --fix .

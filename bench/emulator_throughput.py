@@ -104,8 +104,7 @@ def main() -> None:
         process.terminate()
         process.wait(timeout=10)
     table = [
-        "| client threads | events | streams | events/s (wall) | events per emulator CPU-second"
-        " | emulator CPU use |",
+        "| client threads | events | streams | events/s (wall) | events per emulator CPU-second | emulator CPU use |",
         "|---:|---:|---:|---:|---:|---:|",
         *(f"| {t} | {e} | {s} | {w:,.0f} | {c:,.0f} | {u:.0%} |" for t, e, s, w, c, u in rows),
     ]

@@ -21,7 +21,9 @@ os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 from stacks.bundling import PipBundling, Target  # after the variable jsii reads at import
 from stacks.streaming_endpoint import RUNTIME
 
-LAMBDA_ZIP_LIMIT_MB = 50  # direct upload; 250 MB unzipped (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html)
+LAMBDA_ZIP_LIMIT_MB = (
+    50  # direct upload; 250 MB unzipped (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html)
+)
 
 
 def measure(prune: bool) -> tuple[int, int, int]:
@@ -46,8 +48,10 @@ def main() -> None:
         started = time.perf_counter()
         unzipped, zipped, count = measure(prune)
         label = "pruned to the kept services" if prune else "all services"
-        print(f"| {label} | {count} | {unzipped / 1e6:.1f} | {zipped / 1e6:.1f} |"
-              f"  <!-- {time.perf_counter() - started:.1f}s -->")
+        print(
+            f"| {label} | {count} | {unzipped / 1e6:.1f} | {zipped / 1e6:.1f} |"
+            f"  <!-- {time.perf_counter() - started:.1f}s -->"
+        )
 
 
 if __name__ == "__main__":

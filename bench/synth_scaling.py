@@ -60,7 +60,10 @@ def run(count: int) -> dict:
         started = time.perf_counter()
         result = subprocess.run(
             [sys.executable, "-c", _CHILD, str(config_dir), str(outdir)],
-            cwd=REPO, capture_output=True, text=True, check=True,
+            cwd=REPO,
+            capture_output=True,
+            text=True,
+            check=True,
             env={**os.environ, "PYTHONPATH": str(REPO), "JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION": "20"},
         )
         wall = time.perf_counter() - started
@@ -70,19 +73,30 @@ def run(count: int) -> dict:
         sizes = [path.stat().st_size for path in tenant_templates]
         resources = [len(json.loads(path.read_text())["Resources"]) for path in tenant_templates]
         total_kb = sum(path.stat().st_size for path in templates) / 1e3
-        return {"tenants": count, "wall": wall, **phases, "total_kb": total_kb,
-                "tenant_kb": max(sizes) / 1e3, "resources": max(resources)}
+        return {
+            "tenants": count,
+            "wall": wall,
+            **phases,
+            "total_kb": total_kb,
+            "tenant_kb": max(sizes) / 1e3,
+            "resources": max(resources),
+        }
 
 
 def main(counts: list[int]) -> None:
     print(f"machine: {platform.machine()}, {os.cpu_count()} CPUs, Python {platform.python_version()}")
-    print("| tenants | wall s | import s | build s | synth s (incl. cdk-nag) | all templates KB "
-          "| one tenant template KB | resources per tenant |")
+    print(
+        "| tenants | wall s | import s | build s | synth s (incl. cdk-nag) | all templates KB "
+        "| one tenant template KB | resources per tenant |"
+    )
     print("|---|---|---|---|---|---|---|---|")
     for count in counts:
         r = run(count)
-        print(f"| {r['tenants']} | {r['wall']:.1f} | {r['import']:.1f} | {r['build']:.1f} | {r['synth']:.1f} | "
-              f"{r['total_kb']:.0f} | {r['tenant_kb']:.1f} | {r['resources']} |", flush=True)
+        print(
+            f"| {r['tenants']} | {r['wall']:.1f} | {r['import']:.1f} | {r['build']:.1f} | {r['synth']:.1f} | "
+            f"{r['total_kb']:.0f} | {r['tenant_kb']:.1f} | {r['resources']} |",
+            flush=True,
+        )
 
 
 if __name__ == "__main__":

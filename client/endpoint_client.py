@@ -82,9 +82,7 @@ class StreamError(EndpointError):
     `bad_event` for a broken stream; `retryable` says whether the same request may succeed later.
     """
 
-    def __init__(
-        self, code: str, message: str, retryable: bool = False, done: DoneEvent | None = None
-    ) -> None:
+    def __init__(self, code: str, message: str, retryable: bool = False, done: DoneEvent | None = None) -> None:
         self.code, self.message, self.retryable, self.done = code, message, retryable, done
         super().__init__(f"{code}: {message}")
 
@@ -210,9 +208,7 @@ class Client:
                 raise EndpointConnectionError(f"cannot connect to {self.url}: timed out") from None
             raise EndpointTimeout("first_event", self.timeouts.idle) from None
         except httpx.TransportError as error:
-            raise EndpointConnectionError(
-                f"cannot reach {self.url}: {error or type(error).__name__}"
-            ) from None
+            raise EndpointConnectionError(f"cannot reach {self.url}: {error or type(error).__name__}") from None
         try:
             if response.status_code != 200:
                 raise _http_error(response)
@@ -253,9 +249,7 @@ class Client:
             first = errors[0]
             raise StreamError(first.code, first.message, first.retryable, done)
         if done.stopReason != "complete":
-            raise StreamError(
-                done.stopReason, f"the request ended with stopReason {done.stopReason}", False, done
-            )
+            raise StreamError(done.stopReason, f"the request ended with stopReason {done.stopReason}", False, done)
         answer = "".join(deltas) or (result.answer if result and result.answer else "")
         return Answer(
             answer=answer,
@@ -273,9 +267,7 @@ class Client:
         credentials = self._credentials if self._credentials is not None else sigv4.default_credentials()
         self._credentials = credentials
         assert self.region is not None
-        return sigv4.sign(
-            "POST", self.url + QUERY_PATH, headers, body, sigv4.frozen(credentials), self.region
-        )
+        return sigv4.sign("POST", self.url + QUERY_PATH, headers, body, sigv4.frozen(credentials), self.region)
 
     def _events(self, response: httpx.Response, fmt: StreamFormat, started: float) -> Iterator[Event]:
         content_type = response.headers.get("content-type", "").split(";")[0].strip()
@@ -306,9 +298,7 @@ class Client:
         except httpx.ReadTimeout:
             raise EndpointTimeout("idle", self.timeouts.idle) from None
         except httpx.TransportError as error:
-            raise StreamError(
-                "stream_interrupted", f"connection lost: {error or type(error).__name__}", True
-            ) from None
+            raise StreamError("stream_interrupted", f"connection lost: {error or type(error).__name__}", True) from None
         raise StreamError("stream_interrupted", "the stream ended before its done event", True)
 
 
@@ -341,9 +331,7 @@ def _http_error(response: httpx.Response) -> EndpointHTTPError:
             message = str(error.get("message") or message)
         elif isinstance(body.get("Message") or body.get("message"), str):
             message = body.get("Message") or body.get("message")
-    return EndpointHTTPError(
-        response.status_code, code, message, _retry_after(response.headers.get("retry-after"))
-    )
+    return EndpointHTTPError(response.status_code, code, message, _retry_after(response.headers.get("retry-after")))
 
 
 def _retry_after(value: str | None) -> float | None:

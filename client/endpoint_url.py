@@ -41,9 +41,7 @@ def resolve_url(config_dir: Path, env_name: str, tenant: str, ssm_client: Any = 
     project = load_project(config_dir, env_name)
     if tenant not in project.tenants:
         known = ", ".join(project.tenants) or "none"
-        raise UrlResolutionError(
-            f"tenant '{tenant}' is not deployed in environment '{env_name}' (tenants: {known})"
-        )
+        raise UrlResolutionError(f"tenant '{tenant}' is not deployed in environment '{env_name}' (tenants: {known})")
     region = project.environment.region
     name = parameter_name(env_name, tenant)
     if ssm_client is None:

@@ -9,8 +9,9 @@ Statement = dict[str, Any]
 PolicyDocument = dict[str, Any]
 
 
-def allow(sid: str, actions: Sequence[str], resources: Sequence[str] | str,
-          condition: dict[str, Any] | None = None) -> Statement:
+def allow(
+    sid: str, actions: Sequence[str], resources: Sequence[str] | str, condition: dict[str, Any] | None = None
+) -> Statement:
     """One Allow statement; `resources` may be `"*"` only where the caller says why (in `sid`)."""
     if not sid.isalnum():
         raise ValueError(f"Sid '{sid}' must be alphanumeric (IAM allows [A-Za-z0-9] only)")

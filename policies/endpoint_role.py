@@ -29,28 +29,35 @@ _AGENTIC = "https://docs.aws.amazon.com/bedrock/latest/userguide/kb-test-agentic
 _PROFILES = "https://docs.aws.amazon.com/bedrock/latest/userguide/inference-profiles-prereq.html"
 # Why each statement that holds a wildcard resource needs it, keyed by Sid. The stack acknowledges
 # cdk-nag IAM5 finding by finding with these, and refuses a wildcard that has no entry here.
+_THROUGH_PROFILE = (
+    "a cross-region inference profile runs its model in any region of its geography, so the "
+    "foundation-model ARN has region *; the bedrock:InferenceProfileArn condition pins it to the "
+    f"configured profile ({_PROFILES})"
+)
 WILDCARD_REASONS: dict[str, str] = {
-    "AgenticRetrieveStreamCannotBeScopedToAResource":
-        f"bedrock:AgenticRetrieveStream cannot be scoped to a resource ({_AGENTIC}); the knowledge bases it "
-        "can reach are bounded by the Retrieve/GetDocumentContent statement",
-    "ManagedPlannerModelIsChosenByBedrockSoNoResourceScope":
-        f"the MANAGED planner's model is chosen by Bedrock and not named to the caller ({_AGENTIC})",
-    "RerankIsDocumentedWithoutAResourceScope":
-        "bedrock:Rerank is documented without a resource; only InvokeModel is scoped to the reranking model "
-        "(https://docs.aws.amazon.com/bedrock/latest/userguide/rerank-prereq.html)",
-    "PutMetricDataCannotBeScopedToAResourceSoOnlyTheseNamespaces":
-        "cloudwatch:PutMetricData has no resource-level permissions; the cloudwatch:namespace condition limits it "
-        "(https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudwatch.html)",
-    "InvokeTheCustomPlannerModelThroughProfile":
-        "a cross-region inference profile runs its model in any region of its geography, so the foundation-model "
-        f"ARN has region *; the bedrock:InferenceProfileArn condition pins it to the configured profile ({_PROFILES})",
-    "InvokeTheCustomRerankingModelThroughProfile":
-        "a cross-region inference profile runs its model in any region of its geography, so the foundation-model "
-        f"ARN has region *; the bedrock:InferenceProfileArn condition pins it to the configured profile ({_PROFILES})",
-    "WriteTheEndpointsOwnLogGroup":
-        "log streams are named at run time by Lambda; :* covers the streams of the endpoint's own log group only "
-        "(log-group ARN with :* for stream actions: "
-        "https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/iam-access-control-overview-cwl.html)",
+    "AgenticRetrieveStreamCannotBeScopedToAResource": (
+        f"bedrock:AgenticRetrieveStream cannot be scoped to a resource ({_AGENTIC}); the knowledge "
+        "bases it can reach are bounded by the Retrieve/GetDocumentContent statement"
+    ),
+    "ManagedPlannerModelIsChosenByBedrockSoNoResourceScope": (
+        f"the MANAGED planner's model is chosen by Bedrock and not named to the caller ({_AGENTIC})"
+    ),
+    "RerankIsDocumentedWithoutAResourceScope": (
+        "bedrock:Rerank is documented without a resource; only InvokeModel is scoped to the "
+        "reranking model (https://docs.aws.amazon.com/bedrock/latest/userguide/rerank-prereq.html)"
+    ),
+    "PutMetricDataCannotBeScopedToAResourceSoOnlyTheseNamespaces": (
+        "cloudwatch:PutMetricData has no resource-level permissions; the cloudwatch:namespace "
+        "condition limits it "
+        "(https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudwatch.html)"
+    ),
+    "InvokeTheCustomPlannerModelThroughProfile": _THROUGH_PROFILE,
+    "InvokeTheCustomRerankingModelThroughProfile": _THROUGH_PROFILE,
+    "WriteTheEndpointsOwnLogGroup": (
+        "log streams are named at run time by Lambda; :* covers the streams of the endpoint's own "
+        "log group only (log-group ARN with :* for stream actions: "
+        "https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/iam-access-control-overview-cwl.html)"
+    ),
 }
 
 

@@ -32,9 +32,7 @@ class StrictModel(BaseModel):
                 for key in unknown:
                     close = difflib.get_close_matches(str(key), sorted(allowed), n=1)
                     hints.append(f"'{key}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
-                raise ValueError(
-                    f"unknown field {', '.join(hints)}; allowed fields: {', '.join(sorted(allowed))}"
-                )
+                raise ValueError(f"unknown field {', '.join(hints)}; allowed fields: {', '.join(sorted(allowed))}")
         return data
 
 
@@ -61,9 +59,7 @@ def _region(value: str) -> str:
 
 def _arn(value: str) -> str:
     if not ARN_PATTERN.match(value):
-        raise ValueError(
-            f"'{value}' is not a valid ARN (arn:<partition>:<service>:<region>:<account>:<resource>)"
-        )
+        raise ValueError(f"'{value}' is not a valid ARN (arn:<partition>:<service>:<region>:<account>:<resource>)")
     return value
 
 

@@ -11,8 +11,28 @@ from schema.common import AccountId, Arn, Name, Region, StrictModel, unique
 
 # CloudWatch Logs accepts only these retention periods (AWS::Logs::LogGroup RetentionInDays).
 LOG_RETENTION_DAYS = (
-    1, 3, 5, 7, 14, 30, 60, 90, 120, 150, 180, 365, 400, 545, 731, 1096, 1827, 2192, 2557, 2922,
-    3288, 3653,
+    1,
+    3,
+    5,
+    7,
+    14,
+    30,
+    60,
+    90,
+    120,
+    150,
+    180,
+    365,
+    400,
+    545,
+    731,
+    1096,
+    1827,
+    2192,
+    2557,
+    2922,
+    3288,
+    3653,
 )
 
 
@@ -36,8 +56,7 @@ class Planner(StrictModel):
     )
     model_arn: Arn | None = Field(
         None,
-        description="Foundation model or inference profile ARN; required for CUSTOM, "
-        "not allowed for MANAGED.",
+        description="Foundation model or inference profile ARN; required for CUSTOM, not allowed for MANAGED.",
     )
 
     @model_validator(mode="after")
@@ -52,9 +71,7 @@ class Reranking(StrictModel):
     type: Literal["MANAGED", "CUSTOM", "NONE"] = Field(
         "MANAGED", description="MANAGED, CUSTOM (your model_arn) or NONE."
     )
-    model_arn: Arn | None = Field(
-        None, description="Reranking model ARN; required for CUSTOM, not allowed otherwise."
-    )
+    model_arn: Arn | None = Field(None, description="Reranking model ARN; required for CUSTOM, not allowed otherwise.")
 
     @model_validator(mode="after")
     def _model_arn_matches_type(self) -> Reranking:
@@ -90,9 +107,7 @@ class EndpointSettings(StrictModel):
         description="Version of the Lambda Web Adapter layer "
         "(arn:aws:lambda:<region>:753240598075:layer:LambdaAdapterLayerArm64:<version>).",
     )
-    max_body_bytes: int = Field(
-        65536, ge=1024, le=1048576, description="Largest request body accepted (413 above it)."
-    )
+    max_body_bytes: int = Field(65536, ge=1024, le=1048576, description="Largest request body accepted (413 above it).")
 
     @model_validator(mode="after")
     def _deadline_below_timeout(self) -> EndpointSettings:
@@ -123,18 +138,14 @@ class Pricing(StrictModel):
 class Environment(StrictModel):
     """One deployment target."""
 
-    account: AccountId | None = Field(
-        None, description="AWS account id; omitted -> an environment-agnostic synth."
-    )
+    account: AccountId | None = Field(None, description="AWS account id; omitted -> an environment-agnostic synth.")
     region: Region = Field(description="AWS region to deploy to, e.g. us-west-2.")
     tenants: Annotated[list[Name], AfterValidator(lambda v: unique(v, "tenant"))] = Field(
         description="Tenants deployed here; each names a file config/tenants/<tenant>.yaml."
     )
     planner: Planner = Field(default_factory=Planner, description="The agentic planner model.")
     reranking: Reranking = Field(default_factory=Reranking, description="Reranking model.")
-    endpoint: EndpointSettings = Field(
-        default_factory=EndpointSettings, description="Endpoint function settings."
-    )
+    endpoint: EndpointSettings = Field(default_factory=EndpointSettings, description="Endpoint function settings.")
     alarms: Alarms = Field(default_factory=Alarms, description="Alarm notifications, periods and thresholds.")
     log_retention_days: Annotated[int, AfterValidator(_retention)] = Field(
         30, description="Retention of the endpoint's log group."

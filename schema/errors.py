@@ -58,7 +58,7 @@ def problems_from_validation(file: Path | str, error: ValidationError) -> list[P
         location = [part for part in item["loc"] if not _is_union_member_name(part)]
         message = item["msg"]
         if message.startswith("Value error, "):
-            message = message[len("Value error, "):]
+            message = message[len("Value error, ") :]
         if item["type"] == "missing":
             message = "is required"
         elif item["type"] == "union_tag_invalid":

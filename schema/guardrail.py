@@ -40,9 +40,7 @@ class ContentFilter(StrictModel):
     @model_validator(mode="after")
     def _prompt_attack_screens_input_only(self) -> ContentFilter:
         if self.type == "PROMPT_ATTACK" and self.output_strength != "NONE":
-            raise ValueError(
-                "PROMPT_ATTACK screens input only: the Guardrails API requires output_strength: NONE"
-            )
+            raise ValueError("PROMPT_ATTACK screens input only: the Guardrails API requires output_strength: NONE")
         return self
 
 

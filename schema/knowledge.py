@@ -23,9 +23,7 @@ class SyncSchedule(StrictModel):
     """When the connector re-syncs by itself (the managed connector's SyncSchedule)."""
 
     every: Literal["daily", "weekly", "monthly"]
-    day: str | int | None = Field(
-        None, description="weekly: MONDAY..SUNDAY; monthly: 1-28 or 'last'; daily: omit."
-    )
+    day: str | int | None = Field(None, description="weekly: MONDAY..SUNDAY; monthly: 1-28 or 'last'; daily: omit.")
 
     @model_validator(mode="after")
     def _day_matches_frequency(self) -> SyncSchedule:
@@ -33,9 +31,7 @@ class SyncSchedule(StrictModel):
             raise ValueError("a daily sync runs at a time Bedrock chooses; remove `day`")
         if self.every == "weekly" and str(self.day).upper() not in DAYS_OF_WEEK:
             raise ValueError(f"weekly sync needs day: one of {', '.join(DAYS_OF_WEEK)}")
-        if self.every == "monthly" and not (
-            self.day == "last" or (isinstance(self.day, int) and 1 <= self.day <= 28)
-        ):
+        if self.every == "monthly" and not (self.day == "last" or (isinstance(self.day, int) and 1 <= self.day <= 28)):
             raise ValueError("monthly sync needs day: 1-28 or 'last'")
         return self
 
@@ -55,9 +51,7 @@ class S3Source(_SourceBase):
     prefix: Annotated[str, Field(min_length=1, max_length=1024)] = Field(
         description="Key prefix the source reads, e.g. docs/."
     )
-    bucket_arn: Arn | None = Field(
-        None, description="An existing bucket; default: the tenant's document bucket."
-    )
+    bucket_arn: Arn | None = Field(None, description="An existing bucket; default: the tenant's document bucket.")
 
     @field_validator("bucket_arn")
     @classmethod
@@ -89,9 +83,7 @@ class ConnectorSource(_SourceBase):
         default_factory=dict,
         description="Connector parameters in the API's camelCase form, passed through as given.",
     )
-    secret_arn: Arn | None = Field(
-        None, description="Secrets Manager secret with the source's credentials."
-    )
+    secret_arn: Arn | None = Field(None, description="Secrets Manager secret with the source's credentials.")
 
     @model_validator(mode="after")
     def _credentials(self) -> ConnectorSource:
@@ -124,9 +116,7 @@ class Embedding(StrictModel):
 
 class KnowledgeBase(StrictModel):
     alias: Name = Field(description="How requests name this knowledge base (never its id).")
-    description: NonBlank = Field(
-        description="One sentence the planner routes sub-queries by: say what is inside."
-    )
+    description: NonBlank = Field(description="One sentence the planner routes sub-queries by: say what is inside.")
     sources: list[Source] = Field(min_length=1, description="Where its documents come from.")
     embedding: Embedding = Field(default_factory=Embedding, description="Embedding model choice.")
     kms_key_arn: Arn | None = Field(None, description="KMS key for the knowledge base's data.")

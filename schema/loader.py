@@ -36,9 +36,7 @@ class _UniqueKeyLoader(yaml.SafeLoader):
         for key_node, _ in node.value:
             key = self.construct_object(key_node, deep=deep)
             if key in seen:
-                raise yaml.constructor.ConstructorError(
-                    None, None, f"duplicate key '{key}'", key_node.start_mark
-                )
+                raise yaml.constructor.ConstructorError(None, None, f"duplicate key '{key}'", key_node.start_mark)
             seen.add(key)
         return super().construct_mapping(node, deep=deep)
 
@@ -94,8 +92,11 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
         if not tenant_file.is_file():
             known = ", ".join(available(tenants_dir)) or "none"
             problems.append(
-                Problem(str(env_file), f"tenants[{index}]", f"unknown tenant '{name}': no file "
-                        f"{tenant_file} (tenants in {tenants_dir}/: {known})")
+                Problem(
+                    str(env_file),
+                    f"tenants[{index}]",
+                    f"unknown tenant '{name}': no file {tenant_file} (tenants in {tenants_dir}/: {known})",
+                )
             )
             continue
         tenant, tenant_problems = parse_file(tenant_file, Tenant)
@@ -110,8 +111,11 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
 
 def _misnamed_tenant_files(tenants_dir: Path) -> list[Problem]:
     return [
-        Problem(str(path), "", "the file name is the tenant name: use lowercase letters, digits and "
-                "hyphens (e.g. acme-support.yaml)")
+        Problem(
+            str(path),
+            "",
+            "the file name is the tenant name: use lowercase letters, digits and hyphens (e.g. acme-support.yaml)",
+        )
         for path in sorted(tenants_dir.glob("*.y*ml"))
         if not NAME_PATTERN.match(path.stem) or path.suffix != ".yaml"
     ]

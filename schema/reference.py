@@ -45,8 +45,11 @@ def _examples(kind: str) -> dict[str, Any]:
 
 
 def _example(value: Any) -> str:
-    if value is None or isinstance(value, dict) or (isinstance(value, list) and any(
-            isinstance(item, dict) for item in value)):
+    if (
+        value is None
+        or isinstance(value, dict)
+        or (isinstance(value, list) and any(isinstance(item, dict) for item in value))
+    ):
         return ""
     text = json.dumps(value) if isinstance(value, list) else str(value)
     return f"`{text if len(text) <= 60 else text[:57] + '...'}`"

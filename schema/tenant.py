@@ -97,9 +97,7 @@ class Invoker(StrictModel):
     arn: Annotated[str, Field(pattern=IAM_PRINCIPAL_PATTERN.pattern)] = Field(
         description="IAM role or user ARN allowed to call the endpoint."
     )
-    trusted: bool = Field(
-        False, description="May pass an end user's id for document ACLs (user_context: trusted)."
-    )
+    trusted: bool = Field(False, description="May pass an end user's id for document ACLs (user_context: trusted).")
 
 
 _GUARDRAIL_UNSET = "<unset>"
@@ -108,9 +106,7 @@ _GUARDRAIL_UNSET = "<unset>"
 def _guardrail_or_none(value: object) -> object:
     """`guardrail: none` opts out (-> None); leaving the field out is an error, never an opt-out."""
     if value is None or value == _GUARDRAIL_UNSET:
-        raise ValueError(
-            "a guardrail is required: configure one, or write `guardrail: none` to opt out explicitly"
-        )
+        raise ValueError("a guardrail is required: configure one, or write `guardrail: none` to opt out explicitly")
     return None if value == "none" else value
 
 
@@ -130,13 +126,12 @@ class Tenant(StrictModel):
     guardrail: Annotated[Guardrail | None, BeforeValidator(_guardrail_or_none)] = Field(
         _GUARDRAIL_UNSET,
         validate_default=True,
-        description="The tenant's guardrail, or `none` to opt out explicitly (never by omission)."
+        description="The tenant's guardrail, or `none` to opt out explicitly (never by omission).",
     )
     invokers: list[Invoker] = Field(default_factory=list, description="Who may call the endpoint.")
     user_context: Literal["none", "caller", "trusted"] = Field(
         "none",
-        description="none: no document ACLs; caller: the caller's identity; trusted: a userId "
-        "from a trusted invoker.",
+        description="none: no document ACLs; caller: the caller's identity; trusted: a userId from a trusted invoker.",
     )
     reserved_concurrency: int | None = Field(
         None, ge=1, le=1000, description="Reserved concurrency of the endpoint function; default none."

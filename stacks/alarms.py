@@ -33,9 +33,7 @@ ONLY_ON_SUCCESS = (
     "Missing data is OK (notBreaching): Bedrock publishes TotalIterationCount only for calls that "
     "succeeded, so failures and idle periods leave gaps; failures are watched by the error alarms."
 )
-ABSENT_MEANS_ZERO = (
-    "Missing data is OK (notBreaching): a period without the metric had none of these events."
-)
+ABSENT_MEANS_ZERO = "Missing data is OK (notBreaching): a period without the metric had none of these events."
 
 
 @dataclass(frozen=True)
@@ -97,37 +95,53 @@ class EndpointAlarms(Construct):
         t = thresholds
         specs = [
             AlarmSpec(
-                "iterations", metrics.metric_iterations("Average"), t.iterations_average, GTE,
+                "iterations",
+                metrics.metric_iterations("Average"),
+                t.iterations_average,
+                GTE,
                 f"Iteration blow-up: requests average {t.iterations_average:g}+ planner iterations, the "
                 "budget expected for this tenant (cost grows with every iteration).",
                 IDLE_IS_FINE,
             ),
             AlarmSpec(
-                "error-rate", metrics.metric_error_rate(period=period), t.error_rate_percent, GT,
+                "error-rate",
+                metrics.metric_error_rate(period=period),
+                t.error_rate_percent,
+                GT,
                 f"More than {t.error_rate_percent:g}% of requests ended with an error.",
                 IDLE_IS_FINE,
             ),
             AlarmSpec(
-                "time-to-first-event-p95", metrics.metric_time_to_first_event("p95"),
-                t.time_to_first_event_p95_ms, GT,
+                "time-to-first-event-p95",
+                metrics.metric_time_to_first_event("p95"),
+                t.time_to_first_event_p95_ms,
+                GT,
                 f"p95 time to first event is above {t.time_to_first_event_p95_ms} ms: callers wait before "
                 "anything streams.",
                 IDLE_IS_FINE,
             ),
             AlarmSpec(
-                "deadline-stops", metrics.metric_deadline_stops(), t.deadline_stops, GT,
+                "deadline-stops",
+                metrics.metric_deadline_stops(),
+                t.deadline_stops,
+                GT,
                 f"More than {t.deadline_stops} requests per period were cut off at the request deadline.",
                 ABSENT_MEANS_ZERO,
             ),
             AlarmSpec(
-                "function-errors", function.metric_errors(period=period, statistic="Sum"), t.function_errors, GT,
+                "function-errors",
+                function.metric_errors(period=period, statistic="Sum"),
+                t.function_errors,
+                GT,
                 f"The endpoint function failed (crash, timeout, out of memory) more than {t.function_errors} "
                 "times per period.",
                 IDLE_IS_FINE,
             ),
             AlarmSpec(
-                "function-throttles", function.metric_throttles(period=period, statistic="Sum"),
-                t.function_throttles, GT,
+                "function-throttles",
+                function.metric_throttles(period=period, statistic="Sum"),
+                t.function_throttles,
+                GT,
                 f"More than {t.function_throttles} invocations per period were throttled: the function's "
                 "reserved concurrency is exhausted and callers get 429s.",
                 IDLE_IS_FINE,
@@ -178,20 +192,28 @@ class BedrockAccountAlarms(Construct):
         metrics = BedrockMetrics(period=Duration.minutes(t.period_minutes))
         specs = [
             AlarmSpec(
-                "total-iterations-average", metrics.metric_total_iteration_count("Average"), t.iterations_average,
+                "total-iterations-average",
+                metrics.metric_total_iteration_count("Average"),
+                t.iterations_average,
                 GTE,
                 f"Account-wide AgenticRetrieveStream calls average {t.iterations_average:g}+ iterations "
                 "(iteration blow-ups are cost blow-ups).",
                 ONLY_ON_SUCCESS,
             ),
             AlarmSpec(
-                "total-iterations-p90", metrics.metric_total_iteration_count("p90"), t.iterations_p90, GTE,
+                "total-iterations-p90",
+                metrics.metric_total_iteration_count("p90"),
+                t.iterations_p90,
+                GTE,
                 f"One AgenticRetrieveStream call in ten runs {t.iterations_p90:g}+ iterations.",
                 ONLY_ON_SUCCESS,
             ),
             *(
                 AlarmSpec(
-                    f"{short}-throttles", metrics.metric_throttles(operation), t.bedrock_throttles, GT,
+                    f"{short}-throttles",
+                    metrics.metric_throttles(operation),
+                    t.bedrock_throttles,
+                    GT,
                     f"Bedrock throttled more than {t.bedrock_throttles} {operation} calls per period for "
                     f"{t.evaluation_periods} periods in a row.",
                     ABSENT_MEANS_ZERO,
@@ -199,7 +221,10 @@ class BedrockAccountAlarms(Construct):
                 for short, operation in (("agentic", BedrockMetrics.AGENTIC), ("retrieve", BedrockMetrics.RETRIEVE))
             ),
             AlarmSpec(
-                "agentic-quota", metrics.metric_agentic_calls_per_minute(), t.quota_alarm_calls_per_minute, GT,
+                "agentic-quota",
+                metrics.metric_agentic_calls_per_minute(),
+                t.quota_alarm_calls_per_minute,
+                GT,
                 f"AgenticRetrieveStream calls exceed {t.quota_utilization_percent:g}% of the account's "
                 f"quota ({t.quota_per_minute}/min): throttling is next. Raise the quota or slow callers down.",
                 IDLE_IS_FINE,

@@ -17,8 +17,13 @@ def build_app(app: cdk.App, project: Project) -> dict[str, cdk.Stack]:
     cdk.Tags.of(app).add("akb:environment", project.env_name)
     stacks: dict[str, cdk.Stack] = {}
     platform_name = platform_stack_name(project.env_name)
-    platform = PlatformStack(app, platform_name, project=project, env=env, description=(
-        f"Agentic retrieval platform, environment {project.env_name}: alarm topic and dashboard"))
+    platform = PlatformStack(
+        app,
+        platform_name,
+        project=project,
+        env=env,
+        description=(f"Agentic retrieval platform, environment {project.env_name}: alarm topic and dashboard"),
+    )
     stacks[platform_name] = platform
     for tenant_name, tenant in project.tenants.items():
         name = tenant_stack_name(project.env_name, tenant_name)

@@ -72,8 +72,11 @@ class PipBundling:
     @property
     def dependencies_key(self) -> str:
         return _sha256(
-            self.lock_file.read_bytes(), self.target.python_version.encode(), self.target.pip_platform.encode(),
-            str(self.prune_botocore).encode(), BUNDLER_VERSION.encode(),
+            self.lock_file.read_bytes(),
+            self.target.python_version.encode(),
+            self.target.pip_platform.encode(),
+            str(self.prune_botocore).encode(),
+            BUNDLER_VERSION.encode(),
         )
 
     def asset_hash(self) -> str:
@@ -118,12 +121,28 @@ class PipBundling:
 
     def _pip_install(self, target_dir: Path) -> None:
         command = [
-            sys.executable, "-m", "pip", "install", "--quiet", "--disable-pip-version-check", "--no-compile",
-            "--target", str(target_dir), "--platform", self.target.pip_platform, "--implementation", "cp",
-            "--python-version", self.target.python_version, "--only-binary=:all:", "-r", str(self.lock_file),
+            sys.executable,
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+            "--no-compile",
+            "--target",
+            str(target_dir),
+            "--platform",
+            self.target.pip_platform,
+            "--implementation",
+            "cp",
+            "--python-version",
+            self.target.python_version,
+            "--only-binary=:all:",
+            "-r",
+            str(self.lock_file),
         ]
-        result = subprocess.run(command, capture_output=True, text=True, check=False,
-                                env={**os.environ, "PIP_NO_INPUT": "1"})
+        result = subprocess.run(
+            command, capture_output=True, text=True, check=False, env={**os.environ, "PIP_NO_INPUT": "1"}
+        )
         if result.returncode != 0:
             raise RuntimeError(
                 f"bundling the endpoint: pip could not install {self.lock_file} for "

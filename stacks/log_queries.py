@@ -25,8 +25,16 @@ def queries() -> dict[str, logs.QueryString]:
             limit=1000,
         ),
         "slowest-requests": logs.QueryString(
-            fields=["@timestamp", f.CORRELATION_ID, f.TENANT, f.CALLER, f.DURATION_MS,
-                    f.TIME_TO_FIRST_EVENT_MS, f.ITERATIONS, f.STOP_REASON],
+            fields=[
+                "@timestamp",
+                f.CORRELATION_ID,
+                f.TENANT,
+                f.CALLER,
+                f.DURATION_MS,
+                f.TIME_TO_FIRST_EVENT_MS,
+                f.ITERATIONS,
+                f.STOP_REASON,
+            ],
             filter_statements=[f'{f.EVENT} = "{f.EVENT_DONE}"'],
             sort=f"{f.DURATION_MS} desc",
             limit=50,

@@ -112,7 +112,12 @@ class BedrockMetrics:
         self.period = period
 
     def metric(
-        self, metric_name: str, operation: str, *, statistic: str = "Sum", period: Duration | None = None,
+        self,
+        metric_name: str,
+        operation: str,
+        *,
+        statistic: str = "Sum",
+        period: Duration | None = None,
         label: str | None = None,
     ) -> cloudwatch.Metric:
         operations = names.BEDROCK_METRIC_OPERATIONS.get(metric_name)
@@ -138,6 +143,9 @@ class BedrockMetrics:
     def metric_agentic_calls_per_minute(self) -> cloudwatch.Metric:
         """The rate the account's AgenticRetrieveStream quota (requests per minute) is counted in."""
         return self.metric(
-            names.BEDROCK_INVOCATIONS, self.AGENTIC, statistic="Sum", period=Duration.minutes(1),
+            names.BEDROCK_INVOCATIONS,
+            self.AGENTIC,
+            statistic="Sum",
+            period=Duration.minutes(1),
             label="AgenticRetrieveStream calls / minute",
         )

@@ -22,7 +22,9 @@ RUNBOOK = "docs/operations.md"
 
 def dashboard_url(scope: Construct, dashboard_name: str) -> str:
     region = Stack.of(scope).region
-    return f"https://{region}.console.aws.amazon.com/cloudwatch/home?region={region}#dashboards/dashboard/{dashboard_name}"
+    return (
+        f"https://{region}.console.aws.amazon.com/cloudwatch/home?region={region}#dashboards/dashboard/{dashboard_name}"
+    )
 
 
 class TenantObservability(Construct):
@@ -53,11 +55,22 @@ class TenantObservability(Construct):
     ):
         super().__init__(scope, construct_id)
         self.alarms = EndpointAlarms(
-            self, "Alarms", function=function, tenant=tenant, name_prefix=name, thresholds=thresholds,
-            topic=topic, runbook_url=f"{RUNBOOK}; dashboard {dashboard_url(self, name)}",
+            self,
+            "Alarms",
+            function=function,
+            tenant=tenant,
+            name_prefix=name,
+            thresholds=thresholds,
+            topic=topic,
+            runbook_url=f"{RUNBOOK}; dashboard {dashboard_url(self, name)}",
         )
         self.dashboard = TenantDashboard(
-            self, "Dashboard", function=function, tenant=tenant, dashboard_name=name, thresholds=thresholds,
+            self,
+            "Dashboard",
+            function=function,
+            tenant=tenant,
+            dashboard_name=name,
+            thresholds=thresholds,
             reserved_concurrency=reserved_concurrency,
             alarms=[*self.alarms.alarms.values(), self.alarms.composite],
         )

@@ -25,7 +25,11 @@ class PlatformStack(cdk.Stack):
         prefix = resource_prefix(project.env_name)
         thresholds = account_thresholds(environment, project.tenants.values())
         self.bedrock_alarms = BedrockAccountAlarms(
-            self, "BedrockAlarms", name_prefix=prefix, thresholds=thresholds, topic=self.alarms.topic,
+            self,
+            "BedrockAlarms",
+            name_prefix=prefix,
+            thresholds=thresholds,
+            topic=self.alarms.topic,
             runbook_url=RUNBOOK,
         )
         self.dashboard = EnvironmentDashboard(
@@ -34,8 +38,6 @@ class PlatformStack(cdk.Stack):
             dashboard_name=prefix,
             tenants=list(project.tenants),
             thresholds=thresholds,
-            tenant_dashboard_names={
-                tenant: resource_prefix(project.env_name, tenant) for tenant in project.tenants
-            },
+            tenant_dashboard_names={tenant: resource_prefix(project.env_name, tenant) for tenant in project.tenants},
             alarms=list(self.bedrock_alarms.alarms.values()),
         )

@@ -90,7 +90,10 @@ class StreamingEndpoint(Construct):
         self.tenant_name = tenant_name
 
         self.settings = tenant_settings(
-            project, tenant_name, knowledge_bases=knowledge_bases, guardrail=guardrail,
+            project,
+            tenant_name,
+            knowledge_bases=knowledge_bases,
+            guardrail=guardrail,
             retrieval_instruction=retrieval_instruction,
         )
         environment_variables = {
@@ -104,19 +107,27 @@ class StreamingEndpoint(Construct):
             SETTINGS_ENV_VAR: self.settings.to_json(),
         }
         check_environment_size(
-            environment_variables, token_lengths(knowledge_bases, guardrail, retrieval_instruction),
+            environment_variables,
+            token_lengths(knowledge_bases, guardrail, retrieval_instruction),
             where=f"{self.node.path} (tenant {tenant_name})",
         )
 
         log_group_arn = stack.format_arn(
-            service="logs", resource="log-group", resource_name=log_group.log_group_name,
+            service="logs",
+            resource="log-group",
+            resource_name=log_group.log_group_name,
             arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
         )
         # Our own role with only our document: no AWSLambdaBasicExecutionRole, no CDK-added grants.
-        role_policy = endpoint_role_policy(inputs_for(
-            environment, tenant, knowledge_base_arns=[kb.knowledge_base_arn for kb in knowledge_bases],
-            log_group_arn=log_group_arn, guardrail_arn=guardrail.guardrail_arn if guardrail else None,
-        ))
+        role_policy = endpoint_role_policy(
+            inputs_for(
+                environment,
+                tenant,
+                knowledge_base_arns=[kb.knowledge_base_arn for kb in knowledge_bases],
+                log_group_arn=log_group_arn,
+                guardrail_arn=guardrail.guardrail_arn if guardrail else None,
+            )
+        )
         self.role = iam.Role(
             self,
             "Role",
@@ -175,12 +186,30 @@ class StreamingEndpoint(Construct):
             document=iam.PolicyDocument.from_json(invoker_policy(self.function.function_arn)),
         )
 
-        publish(stack, project.env_name, tenant_name, "endpoint/url", self.function_url.url,
-                "Streaming endpoint URL (IAM-signed requests only)")
-        publish(stack, project.env_name, tenant_name, "endpoint/function-name", self.function.function_name,
-                "Endpoint function name (logs, metrics)")
-        publish(stack, project.env_name, tenant_name, "endpoint/invoke-policy-arn",
-                self.invoke_policy.managed_policy_arn, "Managed policy a calling role attaches")
+        publish(
+            stack,
+            project.env_name,
+            tenant_name,
+            "endpoint/url",
+            self.function_url.url,
+            "Streaming endpoint URL (IAM-signed requests only)",
+        )
+        publish(
+            stack,
+            project.env_name,
+            tenant_name,
+            "endpoint/function-name",
+            self.function.function_name,
+            "Endpoint function name (logs, metrics)",
+        )
+        publish(
+            stack,
+            project.env_name,
+            tenant_name,
+            "endpoint/invoke-policy-arn",
+            self.invoke_policy.managed_policy_arn,
+            "Managed policy a calling role attaches",
+        )
 
     def _permit(self, principal_arn: str) -> None:
         """Both resource-based permissions a caller (any account) needs for an AWS_IAM URL since 2025-10."""
@@ -191,7 +220,8 @@ class StreamingEndpoint(Construct):
                 principal=iam.ArnPrincipal(permission.principal),
                 action=permission.action,
                 function_url_auth_type=lambda_.FunctionUrlAuthType(permission.function_url_auth_type)
-                if permission.function_url_auth_type else None,
+                if permission.function_url_auth_type
+                else None,
                 invoked_via_function_url=permission.invoked_via_function_url,
             )
 
@@ -224,8 +254,11 @@ class StreamingEndpoint(Construct):
 def web_adapter_layer_arn(stack: cdk.Stack, version: int) -> str:
     """`arn:<partition>:lambda:<region>:753240598075:layer:LambdaAdapterLayerArm64:<version>`."""
     return stack.format_arn(
-        service="lambda", account=WEB_ADAPTER_ACCOUNT, resource="layer",
-        resource_name=f"{WEB_ADAPTER_LAYER}:{version}", arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+        service="lambda",
+        account=WEB_ADAPTER_ACCOUNT,
+        resource="layer",
+        resource_name=f"{WEB_ADAPTER_LAYER}:{version}",
+        arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
     )
 
 
@@ -239,13 +272,16 @@ def token_lengths(
     if guardrail:
         lengths |= {guardrail.guardrail_id: GUARDRAIL_ID_LENGTH, guardrail.guardrail_version: VERSION_LENGTH}
     if retrieval_instruction:
-        lengths |= {retrieval_instruction.instruction_id: INSTRUCTION_ID_LENGTH,
-                    retrieval_instruction.version: VERSION_LENGTH}
+        lengths |= {
+            retrieval_instruction.instruction_id: INSTRUCTION_ID_LENGTH,
+            retrieval_instruction.version: VERSION_LENGTH,
+        }
     return {token: length for token, length in lengths.items() if cdk.Token.is_unresolved(token)}
 
 
 def worst_case_size(variables: Mapping[str, str], lengths: Mapping[str, int]) -> int:
     """Bytes of keys + values once every token is replaced by the longest value it can resolve to."""
+
     def resolved(value: str) -> str:
         return _TOKEN.sub(lambda match: "x" * lengths.get(match.group(0), OTHER_TOKEN_LENGTH), value)
 

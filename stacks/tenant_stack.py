@@ -46,7 +46,9 @@ class TenantStack(cdk.Stack):
         removal = removal_policy(project.environment)
         # The endpoint's log group, created up front so its retention is ours, not Lambda's default.
         self.endpoint_log_group = log_group(
-            self, "EndpointLogs", environment=project.environment,
+            self,
+            "EndpointLogs",
+            environment=project.environment,
             name=endpoint_log_group_name(project.env_name, tenant_name),
         )
 

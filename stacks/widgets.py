@@ -22,8 +22,7 @@ def graph(
 ) -> cloudwatch.GraphWidget:
     """A line graph; `lines` are (label, value) horizontal lines, e.g. an alarm's threshold."""
     annotations = [
-        cloudwatch.HorizontalAnnotation(label=label, value=value, color=cloudwatch.Color.RED)
-        for label, value in lines
+        cloudwatch.HorizontalAnnotation(label=label, value=value, color=cloudwatch.Color.RED) for label, value in lines
     ]
     return cloudwatch.GraphWidget(
         title=title,

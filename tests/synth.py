@@ -33,7 +33,6 @@ def synthesize(config_dir: Path | str, env_name: str, outdir: Path) -> Synthesiz
     stacks = build_app(app, project)
     app.synth()
     templates = {
-        name: json.loads((outdir / f"{stack.artifact_id}.template.json").read_text())
-        for name, stack in stacks.items()
+        name: json.loads((outdir / f"{stack.artifact_id}.template.json").read_text()) for name, stack in stacks.items()
     }
     return Synthesized(project=project, outdir=outdir, templates=templates)

@@ -42,9 +42,7 @@ def _filter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
 @click.option("--region", help="Region to sign for, when the URL does not name one.")
 @click.option("--kb", "knowledge_bases", multiple=True, help="Knowledge-base alias to search (repeatable).")
 @click.option("--no-answer", is_flag=True, help="Retrieve only: no generated answer.")
-@click.option(
-    "--max-iterations", type=click.IntRange(min=0), help="Planner iterations (capped by the tenant)."
-)
+@click.option("--max-iterations", type=click.IntRange(min=0), help="Planner iterations (capped by the tenant).")
 @click.option(
     "--max-results",
     type=click.IntRange(min=1),
@@ -53,9 +51,7 @@ def _filter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
 @click.option("--filter", "metadata_filter", callback=_filter, help="Metadata filter, as JSON.")
 @click.option("--user-id", help="User id for document ACLs (honoured for trusted callers only).")
 @click.option("--mode", type=click.Choice(["agentic", "retrieve", "auto"]), help="Retrieval mode.")
-@click.option(
-    "--format", "stream_format", type=click.Choice(["sse", "ndjson"]), default="sse", show_default=True
-)
+@click.option("--format", "stream_format", type=click.Choice(["sse", "ndjson"]), default="sse", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the events as NDJSON, one per line.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the answer.")
 @click.pass_context

@@ -11,9 +11,7 @@ import click
 
 
 @click.command()
-@click.option(
-    "--port", default=8081, show_default=True, type=click.IntRange(0, 65535), help="Port on 127.0.0.1."
-)
+@click.option("--port", default=8081, show_default=True, type=click.IntRange(0, 65535), help="Port on 127.0.0.1.")
 @click.option(
     "--corpus",
     "corpus_dir",

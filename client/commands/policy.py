@@ -59,13 +59,15 @@ def review(project, tenant_name: str) -> dict:
         return f"arn:{partition}:{service}:{region}:{account}:{resource}"
 
     function_arn = arn("lambda", f"function:{endpoint_function_name(project.env_name, tenant_name)}")
-    role_policy = endpoint_role_policy(inputs_for(
-        environment,
-        tenant,
-        knowledge_base_arns=[arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases],
-        log_group_arn=arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}"),
-        guardrail_arn=arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None,
-    ))
+    role_policy = endpoint_role_policy(
+        inputs_for(
+            environment,
+            tenant,
+            knowledge_base_arns=[arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases],
+            log_group_arn=arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}"),
+            guardrail_arn=arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None,
+        )
+    )
     sids = {statement["Sid"] for statement in role_policy["Statement"]}
     return {
         "environment": project.env_name,
@@ -114,8 +116,10 @@ def _knowledge_base_role(kb, partition: str, region: str, account: str) -> dict:
         kms_key_arns=[kb.kms_key_arn] if kb.kms_key_arn else [],
         embedding_model_arn=kb.embedding.model_arn,
     )
-    return {"trust": knowledge_base_trust_policy(partition, region, account),
-            "policy": knowledge_base_role_policy(inputs)}
+    return {
+        "trust": knowledge_base_trust_policy(partition, region, account),
+        "policy": knowledge_base_role_policy(inputs),
+    }
 
 
 @click.command()

@@ -76,9 +76,7 @@ def serve_endpoint(settings: TenantSettings, emulator: Any, log_path: Path) -> I
 
 
 @contextlib.contextmanager
-def local_endpoint(
-    config_dir: Path, log_path: Path, env_name: str = "dev", tenant: str | None = None
-) -> Iterator[str]:
+def local_endpoint(config_dir: Path, log_path: Path, env_name: str = "dev", tenant: str | None = None) -> Iterator[str]:
     """Starts the emulator (sample corpus, no delay) and the endpoint; yields the endpoint URL."""
     from local.emulator import CorpusError, kb_id_for, start_emulator
 
@@ -94,8 +92,9 @@ def local_endpoint(
             from schema import ConfigError, load_project
 
             try:
-                settings = tenant_settings(load_project(config_dir, env_name), tenant, kb_id_for,
-                                           emulator.knowledge_bases)
+                settings = tenant_settings(
+                    load_project(config_dir, env_name), tenant, kb_id_for, emulator.knowledge_bases
+                )
             except (ConfigError, LocalSettingsError) as error:
                 raise LocalTargetError(str(error)) from None
         with serve_endpoint(settings, emulator, log_path) as url:

@@ -74,8 +74,10 @@ def _names(item: ResultItem) -> tuple[str, frozenset[str]]:
         key = key or source_uri
     if key is None:
         chunk_id = metadata.get(CHUNK_ID_KEY)
-        key = chunk_id if isinstance(chunk_id, str) and chunk_id else (
-            "sha256:" + hashlib.sha256(item.text.encode("utf-8")).hexdigest()[:16]
+        key = (
+            chunk_id
+            if isinstance(chunk_id, str) and chunk_id
+            else ("sha256:" + hashlib.sha256(item.text.encode("utf-8")).hexdigest()[:16])
         )
         names.add(key)
     return key, frozenset(names)
@@ -106,9 +108,7 @@ def span_matches(span: str, document: RankedDocument) -> bool:
     return _normalize(span) in _normalize(document.text)
 
 
-def judge(
-    documents: Sequence[str | Sequence[str]], spans: Sequence[str], ranking: Sequence[RankedDocument]
-) -> Judged:
+def judge(documents: Sequence[str | Sequence[str]], spans: Sequence[str], ranking: Sequence[RankedDocument]) -> Judged:
     """Gold documents (an entry may be a list of acceptable alternatives) and spans against a ranking."""
     alternatives = [(g,) if isinstance(g, str) else tuple(g) for g in documents]
     checks = [lambda d, alts=alts: any(document_matches(a, d) for a in alts) for alts in alternatives]

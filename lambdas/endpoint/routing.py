@@ -122,8 +122,10 @@ def route(question: str, knowledge_bases: int, rules: RoutingSettings) -> Routin
     ]
     if checked:
         passed.append(f"no {', '.join(checked)} cue")
-    passed.append(f"{s.knowledge_bases} knowledge base{'s' * (s.knowledge_bases != 1)} "
-                  f"<= {rules.max_knowledge_bases_for_retrieve}")
+    passed.append(
+        f"{s.knowledge_bases} knowledge base{'s' * (s.knowledge_bases != 1)} "
+        f"<= {rules.max_knowledge_bases_for_retrieve}"
+    )
     return RoutingDecision("retrieve", tuple(passed), s)
 
 

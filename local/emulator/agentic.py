@@ -116,9 +116,7 @@ class AgenticRun:
         self.question: str = body["messages"][-1]["content"]["text"]
         self.retrievers = retrievers_from(body, indexes)
         config = body["agenticRetrieveConfiguration"]
-        self.max_iterations = min(
-            config.get("maxAgentIteration", DEFAULT_MAX_AGENT_ITERATION), HARD_ITERATION_CAP
-        )
+        self.max_iterations = min(config.get("maxAgentIteration", DEFAULT_MAX_AGENT_ITERATION), HARD_ITERATION_CAP)
         self.generate = body.get("generateResponse", True)
         self.user_id = (body.get("userContext") or {}).get("userId")
         self.guardrail = (body.get("policyConfiguration") or {}).get("bedrockGuardrailConfiguration")
@@ -248,9 +246,7 @@ class AgenticRun:
         for n, (query, targets) in enumerate(zip(queries, routes, strict=True), start=1):
             hits = yield from self._retrieval("Retrieval", query, targets, f"sub-query {n}/{len(queries)}")
             strong = [
-                h
-                for h in hits[:LEAD_SOURCES_PER_RETRIEVAL]
-                if h.score >= LEAD_MIN_RELATIVE_SCORE * hits[0].score
+                h for h in hits[:LEAD_SOURCES_PER_RETRIEVAL] if h.score >= LEAD_MIN_RELATIVE_SCORE * hits[0].score
             ]
             read_for_leads += [line for h in strong for line in passages_about(h.chunk.text, query)]
             expand_candidates += hits[:1]
@@ -290,23 +286,17 @@ class AgenticRun:
         for iteration in range(2, self.max_iterations + 1):
             leads = new_entities(evidence, [self.question, *self.sub_queries, *self.leads])
             if not leads:
-                yield from self._planning(
-                    "No new leads in the evidence; it is sufficient. Stopping.", [], [], True
-                )
+                yield from self._planning("No new leads in the evidence; it is sufficient. Stopping.", [], [], True)
                 return
             self.leads += leads
             message = f"Following {counted(len(leads), 'new lead')} found in the evidence: {', '.join(leads)}"
-            evidence = yield from self._iteration(
-                leads, message, final=iteration == self.max_iterations, expand=False
-            )
+            evidence = yield from self._iteration(leads, message, final=iteration == self.max_iterations, expand=False)
 
     def _blocked(self) -> Iterator[StreamMessage]:
         warnings = self._guardrail_warning(True)
         if self.max_iterations == 0:
             yield self._trace("SpeculativeRetrieval", "IN_PROGRESS", "Checking the query")
-            yield self._trace(
-                "SpeculativeRetrieval", "SUCCEEDED", "Blocked by the guardrail", warnings=warnings
-            )
+            yield self._trace("SpeculativeRetrieval", "SUCCEEDED", "Blocked by the guardrail", warnings=warnings)
         else:
             self.planning_steps += 1
             yield self._trace("Planning", "IN_PROGRESS", f"Planning iteration 1 of {self.max_iterations}")

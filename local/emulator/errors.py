@@ -30,9 +30,7 @@ def shape_name(error_type: str) -> str:
         return error_type
     if error_type in STREAM_EXCEPTIONS:
         return STREAM_EXCEPTIONS[error_type]
-    raise ValueError(
-        f"unknown error type {error_type!r}; one of {sorted(ERRORS)} or {sorted(STREAM_EXCEPTIONS)}"
-    )
+    raise ValueError(f"unknown error type {error_type!r}; one of {sorted(ERRORS)} or {sorted(STREAM_EXCEPTIONS)}")
 
 
 @dataclass(frozen=True)

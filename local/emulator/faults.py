@@ -82,11 +82,7 @@ class Faults:
         if unknown:
             raise ValueError(f"unknown fault keys {sorted(unknown)}; known: {sorted(KNOWN_KEYS)}")
         with self._lock:
-            state = (
-                _State(delay_ms=self._default_delay_ms)
-                if spec.get("reset")
-                else _State(**asdict(self._state))
-            )
+            state = _State(delay_ms=self._default_delay_ms) if spec.get("reset") else _State(**asdict(self._state))
             for key in (*_COUNTERS, *_OPTIONAL_COUNTS):
                 if key in spec:
                     setattr(
@@ -126,9 +122,7 @@ class Faults:
             state = self._state
             error = None
             if state.error_after_events is not None:
-                error = ServiceError(
-                    state.error_type, state.error_message or f"{state.error_type} (injected fault)"
-                )
+                error = ServiceError(state.error_type, state.error_message or f"{state.error_type} (injected fault)")
             faults = StreamFaults(
                 state.error_after_events,
                 error,

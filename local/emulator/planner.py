@@ -19,9 +19,7 @@ MAX_SUB_QUERIES = 5
 MAX_NEW_ENTITIES = 3
 SELF_CONTAINED_WORDS = 3  # a segment with fewer content words is an item that borrows context
 
-_COMPARATIVE = re.compile(
-    r"\b(compare|comparison|contrast|differ|differs|difference|differences|versus|vs)\b", re.I
-)
+_COMPARATIVE = re.compile(r"\b(compare|comparison|contrast|differ|differs|difference|differences|versus|vs)\b", re.I)
 _FULL_DOCUMENT = re.compile(
     r"\b(summari[sz]e|summary|overview|enumerate|list\s+(?:all|every|each)|all\s+(?:the\s+)?steps|every)\b",
     re.I,

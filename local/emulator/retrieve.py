@@ -12,9 +12,7 @@ from local.emulator.validation import knowledge_base_id_from
 DEFAULT_NUMBER_OF_RESULTS = 5  # the Retrieve API reference's documented default (UNVERIFIED here)
 
 
-def run_retrieve(
-    body: Mapping[str, Any], kb_identifier: str, indexes: Mapping[str, KnowledgeBaseIndex]
-) -> dict:
+def run_retrieve(body: Mapping[str, Any], kb_identifier: str, indexes: Mapping[str, KnowledgeBaseIndex]) -> dict:
     """A RetrieveResponse for an already validated request."""
     index = indexes[knowledge_base_id_from(kb_identifier)]
     query = body["retrievalQuery"]["text"]

@@ -151,9 +151,7 @@ class Handler(BaseHTTPRequestHandler):
         )
 
     def do_DELETE(self) -> None:
-        self._dispatch(
-            {"/_emulator/requests": self._clear_requests, "/_emulator/streams": self._clear_streams}
-        )
+        self._dispatch({"/_emulator/requests": self._clear_requests, "/_emulator/streams": self._clear_streams})
 
     def do_POST(self) -> None:
         self._dispatch({"/agenticRetrieveStream": self._agentic, "/_emulator/faults": self._faults})
@@ -185,9 +183,7 @@ class Handler(BaseHTTPRequestHandler):
             body: Any = json.loads(raw) if raw else {}
         except (ValueError, UnicodeDecodeError):
             body = raw.decode("utf-8", errors="replace")
-        seq = self.state.journal.record_request(
-            self.command, urlsplit(self.path).path, dict(self.headers), body
-        )
+        seq = self.state.journal.record_request(self.command, urlsplit(self.path).path, dict(self.headers), body)
         error = self.state.faults.take_pre_stream_error()
         if error:
             raise error
@@ -216,9 +212,7 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("x-amzn-RequestId", run.request_id)
         self.end_headers()
-        end = pump(
-            run.messages(), faults, record, self._write_chunk, self._client_gone, self.state.stopping.is_set
-        )
+        end = pump(run.messages(), faults, record, self._write_chunk, self._client_gone, self.state.stopping.is_set)
         if end is End.COMPLETED:
             try:
                 self.wfile.write(b"0\r\n\r\n")

@@ -124,9 +124,7 @@ def validate_agentic(body: Any, known_kb_ids: Collection[str]) -> None:
         raise ServiceError("ValidationException", f"The query text exceeds {MAX_QUERY_CHARS} characters")
     retrievers = body["retrievers"]
     if len(retrievers) > MAX_RETRIEVERS:
-        raise _fail(
-            "retrievers", f"Member must have length less than or equal to {MAX_RETRIEVERS}", retrievers
-        )
+        raise _fail("retrievers", f"Member must have length less than or equal to {MAX_RETRIEVERS}", retrievers)
     config = body["agenticRetrieveConfiguration"]
     if config.get("foundationModelType") == "CUSTOM" and "foundationModelConfiguration" not in config:
         raise ServiceError(
@@ -141,9 +139,7 @@ def validate_agentic(body: Any, known_kb_ids: Collection[str]) -> None:
         seen.add(kb["knowledgeBaseId"])
         where = (kb.get("retrievalOverrides") or {}).get("filter")
         if where is not None:
-            validate_filter(
-                where, f"retrievers.{n + 1}.member.configuration.knowledgeBase.retrievalOverrides.filter"
-            )
+            validate_filter(where, f"retrievers.{n + 1}.member.configuration.knowledgeBase.retrievalOverrides.filter")
     for kb_id in seen:
         _require_known(kb_id, known_kb_ids)
 
@@ -155,9 +151,7 @@ def knowledge_base_id_from(identifier: str) -> str:
 
 def validate_retrieve(body: Any, kb_identifier: str, known_kb_ids: Collection[str]) -> None:
     """Everything Retrieve checks; the knowledge base id comes from the URI, not the body."""
-    check_against_model(
-        "Retrieve", {**body, "knowledgeBaseId": kb_identifier} if isinstance(body, dict) else body
-    )
+    check_against_model("Retrieve", {**body, "knowledgeBaseId": kb_identifier} if isinstance(body, dict) else body)
     config = body.get("retrievalConfiguration") or {}
     for kind in ("vectorSearchConfiguration", "managedSearchConfiguration"):
         where = (config.get(kind) or {}).get("filter")

@@ -122,16 +122,12 @@ def sample_events() -> list[Event]:
             elapsedMs=40,
             subQueries=[SubQuery("rate limit per key", ["docs"]), SubQuery("429 handling", ["docs", "wiki"])],
         ),
-        TraceEvent(
-            step="Retrieval", status="SUCCEEDED", elapsedMs=90, retrievedCount=6, documents=["a", "b"]
-        ),
+        TraceEvent(step="Retrieval", status="SUCCEEDED", elapsedMs=90, retrievedCount=6, documents=["a", "b"]),
         TextEvent("The limit is 100 requests"),
         TextEvent(" per minute."),
         ResultEvent(
             results=[
-                ResultItem(
-                    "docs", "Each API key may send 100 requests per minute.", documentId="api/rate-limits.md"
-                ),
+                ResultItem("docs", "Each API key may send 100 requests per minute.", documentId="api/rate-limits.md"),
                 ResultItem(
                     "wiki",
                     "Clients should back off on 429.",

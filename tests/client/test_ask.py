@@ -98,9 +98,7 @@ def test_options_become_the_request_body(stub):
 
 def test_http_error_before_streaming_exits_3_with_the_code_on_stderr(stub):
     body = json.dumps({"error": {"code": "throttled", "message": "slow down"}}).encode()
-    stub.reply = Reply(
-        status=429, headers={"Content-Type": "application/json", "Retry-After": "2"}, chunks=[body]
-    )
+    stub.reply = Reply(status=429, headers={"Content-Type": "application/json", "Retry-After": "2"}, chunks=[body])
     result = ask("--url", stub.url, "q")
     assert result.exit_code == 3
     assert result.stderr.strip() == "akb ask: HTTP 429 throttled: slow down (retry after 2 s)"

@@ -38,9 +38,7 @@ def test_query_posts_camel_case_body_and_yields_typed_sse_events(stub):
     stub.reply = Reply(chunks=[sse(*sample_events())])
     with Client(stub.url) as client:
         events = list(
-            client.query(
-                "What is the rate limit?", knowledge_bases=["docs"], max_results=5, generate_response=False
-            )
+            client.query("What is the rate limit?", knowledge_bases=["docs"], max_results=5, generate_response=False)
         )
     assert events == sample_events()
     request = stub.requests[0]
@@ -68,9 +66,7 @@ def test_first_event_is_yielded_while_the_server_is_still_streaming(stub):
     first_received = threading.Event()
     gave_up: list[bool] = []
     events = sample_events()
-    stub.reply = Reply(
-        chunks=[sse(events[0]), lambda: gave_up.append(not first_received.wait(5)), sse(*events[1:])]
-    )
+    stub.reply = Reply(chunks=[sse(events[0]), lambda: gave_up.append(not first_received.wait(5)), sse(*events[1:])])
     with Client(stub.url) as client:
         stream = client.query("q")
         assert next(stream) == events[0]
@@ -81,9 +77,7 @@ def test_first_event_is_yielded_while_the_server_is_still_streaming(stub):
 
 def test_http_error_before_streaming_carries_status_code_message_and_retry_after(stub):
     body = json.dumps({"error": {"code": "throttled", "message": "Bedrock is throttling"}}).encode()
-    stub.reply = Reply(
-        status=429, headers={"Content-Type": "application/json", "Retry-After": "3"}, chunks=[body]
-    )
+    stub.reply = Reply(status=429, headers={"Content-Type": "application/json", "Retry-After": "3"}, chunks=[body])
     with Client(stub.url) as client, pytest.raises(EndpointHTTPError) as caught:
         list(client.query("q"))
     error = caught.value

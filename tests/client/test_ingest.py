@@ -333,8 +333,19 @@ def test_bad_input_is_one_line_without_a_stack_trace(tmp_path):
 def _dry_run(*paths):
     return CliRunner().invoke(
         main,
-        ["ingest", "--env", "dev", "--tenant", "acme", "--kb", "docs", "--config", str(EXAMPLE_CONFIG), "--dry-run",
-         *map(str, paths)],
+        [
+            "ingest",
+            "--env",
+            "dev",
+            "--tenant",
+            "acme",
+            "--kb",
+            "docs",
+            "--config",
+            str(EXAMPLE_CONFIG),
+            "--dry-run",
+            *map(str, paths),
+        ],
     )
 
 

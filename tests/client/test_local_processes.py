@@ -67,8 +67,12 @@ def test_stop_terminates_a_running_process(sleeper):
 
 def test_stop_kills_a_process_that_ignores_sigterm():
     stubborn = subprocess.Popen(
-        [sys.executable, "-c", "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
-         "print('ready', flush=True); time.sleep(60)"],
+        [
+            sys.executable,
+            "-c",
+            "import signal, sys, time; signal.signal(signal.SIGTERM, signal.SIG_IGN); "
+            "print('ready', flush=True); time.sleep(60)",
+        ],
         stdout=subprocess.PIPE,
     )
     assert stubborn.stdout is not None and stubborn.stdout.readline() == b"ready\n"

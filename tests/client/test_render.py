@@ -122,9 +122,7 @@ def test_quiet_renderer_prints_only_the_answer():
 
 
 def test_footer_and_snippet_formats():
-    done = DoneEvent(
-        requestId="r9", stopReason="complete", iterations=3, durationMs=1530, timeToFirstEventMs=None
-    )
+    done = DoneEvent(requestId="r9", stopReason="complete", iterations=3, durationMs=1530, timeToFirstEventMs=None)
     assert footer(done) == "3 iterations | duration 1.53 s | mode agentic | stop complete | request r9"
     assert snippet("a\n\n b   c") == "a b c"
     assert snippet("x" * 200, limit=10) == "xxxxxxx..."

@@ -62,8 +62,7 @@ def test_sent_signature_equals_botocores_for_the_received_request(captured):
     authorization = request.headers["Authorization"]
     assert "Credential=AKIDEXAMPLE/20250314/eu-west-1/lambda/aws4_request" in authorization
     assert (
-        "SignedHeaders=accept;content-type;host;x-amz-content-sha256;x-amz-date;x-amz-security-token"
-        in authorization
+        "SignedHeaders=accept;content-type;host;x-amz-content-sha256;x-amz-date;x-amz-security-token" in authorization
     )
 
 
@@ -125,10 +124,7 @@ def test_default_credentials_come_from_the_standard_chain(isolated_aws_env, fixe
         with Client(stub.url, region="us-west-2", sign=True) as client:
             client.ask("q")
     request = stub.requests[0]
-    assert (
-        "Credential=AKIAFROMENVIRONMENT/20250314/us-west-2/lambda/aws4_request"
-        in request.headers["Authorization"]
-    )
+    assert "Credential=AKIAFROMENVIRONMENT/20250314/us-west-2/lambda/aws4_request" in request.headers["Authorization"]
     assert "X-Amz-Security-Token" not in request.headers  # long-term keys carry no token
 
 

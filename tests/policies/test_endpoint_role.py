@@ -9,8 +9,10 @@ from policies.endpoint_role import WILDCARD_REASONS, EndpointRoleInputs, endpoin
 from policies.models import parse_model_arn
 from schema import load_project
 
-KB_ARNS = ("arn:aws:bedrock:us-west-2:111122223333:knowledge-base/KBDOCS0001",
-           "arn:aws:bedrock:us-west-2:111122223333:knowledge-base/KBTICK0002")
+KB_ARNS = (
+    "arn:aws:bedrock:us-west-2:111122223333:knowledge-base/KBDOCS0001",
+    "arn:aws:bedrock:us-west-2:111122223333:knowledge-base/KBTICK0002",
+)
 LOG_GROUP = "arn:aws:logs:us-west-2:111122223333:log-group:/aws/lambda/akb-dev-acme-endpoint"
 GUARDRAIL = "arn:aws:bedrock:us-west-2:111122223333:guardrail/abcdefgh1234"
 PROFILE = "arn:aws:bedrock:us-west-2:111122223333:inference-profile/us.amazon.nova-lite-v1:0"
@@ -54,7 +56,9 @@ def test_agentic_retrieve_stream_is_the_only_bedrock_retrieval_action_on_star():
     wildcard = [s for s in _policy()["Statement"] if "*" in _resources(s) and s["Sid"] != metrics]
     # MANAGED planner (the default) adds its own `*`; everything else on `*` is AgenticRetrieveStream.
     assert {action for s in wildcard for action in _actions(s)} == {
-        "bedrock:AgenticRetrieveStream", "bedrock:InvokeModelWithResponseStream"}
+        "bedrock:AgenticRetrieveStream",
+        "bedrock:InvokeModelWithResponseStream",
+    }
 
 
 def test_managed_planner_gets_star_with_a_sid_saying_why():
@@ -79,12 +83,15 @@ def test_custom_inference_profile_planner_gets_profile_and_its_model_narrowed_to
     assert "ManagedPlannerModelIsChosenByBedrockSoNoResourceScope" not in statements
 
 
-@pytest.mark.parametrize(("profile_id", "model_id"), [
-    ("us.amazon.nova-lite-v1:0", "amazon.nova-lite-v1:0"),
-    ("eu.anthropic.claude-3-7-sonnet-20250219-v1:0", "anthropic.claude-3-7-sonnet-20250219-v1:0"),
-    ("apac.amazon.nova-pro-v1:0", "amazon.nova-pro-v1:0"),
-    ("us-gov.anthropic.claude-3-haiku-20240307-v1:0", "anthropic.claude-3-haiku-20240307-v1:0"),
-])
+@pytest.mark.parametrize(
+    ("profile_id", "model_id"),
+    [
+        ("us.amazon.nova-lite-v1:0", "amazon.nova-lite-v1:0"),
+        ("eu.anthropic.claude-3-7-sonnet-20250219-v1:0", "anthropic.claude-3-7-sonnet-20250219-v1:0"),
+        ("apac.amazon.nova-pro-v1:0", "amazon.nova-pro-v1:0"),
+        ("us-gov.anthropic.claude-3-haiku-20240307-v1:0", "anthropic.claude-3-haiku-20240307-v1:0"),
+    ],
+)
 def test_geo_prefix_is_stripped_from_the_profile_id(profile_id, model_id):
     arn = f"arn:aws:bedrock:eu-west-1:111122223333:inference-profile/{profile_id}"
     assert parse_model_arn(arn).foundation_model_id == model_id
@@ -142,7 +149,8 @@ def test_put_metric_data_is_conditioned_on_the_two_namespaces():
     statement = _by_sid(_policy())["PutMetricDataCannotBeScopedToAResourceSoOnlyTheseNamespaces"]
     assert statement["Resource"] == "*"
     assert sorted(statement["Condition"]["StringEquals"]["cloudwatch:namespace"]) == sorted(
-        [metric_names.BEDROCK_KB_NAMESPACE, metric_names.NAMESPACE])
+        [metric_names.BEDROCK_KB_NAMESPACE, metric_names.NAMESPACE]
+    )
 
 
 def test_logs_only_on_its_own_log_group_and_its_streams():
@@ -159,8 +167,14 @@ def test_kms_only_when_keys_are_configured_and_only_those_keys():
 
 
 def test_no_action_wildcards_in_any_case():
-    policy = _policy(planner_type="CUSTOM", planner_model_arn=PROFILE, reranking_type="CUSTOM",
-                     reranking_model_arn=RERANKER, guardrail_arn=GUARDRAIL, kms_key_arns=("arn:aws:kms:x:1:key/k",))
+    policy = _policy(
+        planner_type="CUSTOM",
+        planner_model_arn=PROFILE,
+        reranking_type="CUSTOM",
+        reranking_model_arn=RERANKER,
+        guardrail_arn=GUARDRAIL,
+        kms_key_arns=("arn:aws:kms:x:1:key/k",),
+    )
     assert not [a for s in policy["Statement"] for a in _actions(s) if "*" in a]
 
 
@@ -180,13 +194,20 @@ def test_inputs_from_config_collect_models_and_kms_keys(config_copy):
 
     config_copy.edit("tenants", "acme", add_keys)
     project = load_project(config_copy.root, "dev")
-    inputs = inputs_for(project.environment, project.tenants["acme"], knowledge_base_arns=KB_ARNS,
-                        log_group_arn=LOG_GROUP, guardrail_arn=GUARDRAIL)
+    inputs = inputs_for(
+        project.environment,
+        project.tenants["acme"],
+        knowledge_base_arns=KB_ARNS,
+        log_group_arn=LOG_GROUP,
+        guardrail_arn=GUARDRAIL,
+    )
     assert inputs.planner_type == "CUSTOM"
     assert inputs.planner_model_arn == project.environment.planner.model_arn
     assert (inputs.reranking_type, inputs.reranking_model_arn) == ("CUSTOM", RERANKER)
-    assert list(inputs.kms_key_arns) == ["arn:aws:kms:us-west-2:123456789012:key/kb",
-                                         "arn:aws:kms:us-west-2:123456789012:key/gr"]
+    assert list(inputs.kms_key_arns) == [
+        "arn:aws:kms:us-west-2:123456789012:key/kb",
+        "arn:aws:kms:us-west-2:123456789012:key/gr",
+    ]
 
 
 def test_no_knowledge_base_is_refused():

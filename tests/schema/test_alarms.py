@@ -19,11 +19,19 @@ ENV_CASES = [
     ("error-rate-above-100", {"error_rate_percent": 150}, "alarms.error_rate_percent", ["less than or equal to 100"]),
     ("no-evaluation-periods", {"evaluation_periods": 0}, "alarms.evaluation_periods", ["greater than or equal to 1"]),
     ("period-above-an-hour", {"period_minutes": 90}, "alarms.period_minutes", ["less than or equal to 60"]),
-    ("ttfe-too-small", {"time_to_first_event_p95_ms": 5}, "alarms.time_to_first_event_p95_ms",
-     ["greater than or equal to 100"]),
+    (
+        "ttfe-too-small",
+        {"time_to_first_event_p95_ms": 5},
+        "alarms.time_to_first_event_p95_ms",
+        ["greater than or equal to 100"],
+    ),
     ("negative-throttles", {"bedrock_throttles": -1}, "alarms.bedrock_throttles", ["greater than or equal to 0"]),
-    ("quota-percent-above-100", {"quota_utilization_percent": 120}, "alarms.quota_utilization_percent",
-     ["less than or equal to 100"]),
+    (
+        "quota-percent-above-100",
+        {"quota_utilization_percent": 120},
+        "alarms.quota_utilization_percent",
+        ["less than or equal to 100"],
+    ),
     ("iterations-above-cap", {"iterations_p90": 11}, "alarms.iterations_p90", ["less than or equal to 10"]),
     ("misspelled-threshold", {"error_rate": 5}, "alarms", ["unknown field 'error_rate'", "error_rate_percent"]),
 ]

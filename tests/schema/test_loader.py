@@ -30,45 +30,105 @@ def _kb(alias: str) -> dict:
 
 TENANT_CASES = [
     # (id, change to acme.yaml, expected field path, expected words in the message)
-    ("unknown-key", lambda t: t["retrieval"].update(max_result=3), "retrieval",
-     ["unknown field 'max_result'", "did you mean 'max_results'"]),
-    ("six-knowledge-bases", lambda t: t.update(knowledge_bases=[_kb(f"kb{i}") for i in range(6)]),
-     "knowledge_bases", [f"at most {MAX_KNOWLEDGE_BASES}"]),
-    ("duplicate-alias", lambda t: t.update(knowledge_bases=[_kb("docs"), _kb("docs")]),
-     "knowledge_bases", ["duplicate knowledge base alias: docs"]),
-    ("empty-description", lambda t: t["knowledge_bases"][1].update(description="  "),
-     "knowledge_bases[1].description", ["must not be empty"]),
-    ("bad-alias", lambda t: t["knowledge_bases"][0].update(alias="Docs_1"),
-     "knowledge_bases[0].alias", ["lowercase letters, digits and hyphens"]),
-    ("anonymize-pii", lambda t: t["guardrail"]["pii_entities"][0].update(action="ANONYMIZE"),
-     "guardrail.pii_entities[0].action", ["ANONYMIZE is not allowed", "only BLOCK"]),
-    ("mask-regex", lambda t: t["guardrail"].update(regexes=[{"name": "r", "pattern": "x", "action": "MASK"}]),
-     "guardrail.regexes[0].action", ["MASK is not allowed"]),
+    (
+        "unknown-key",
+        lambda t: t["retrieval"].update(max_result=3),
+        "retrieval",
+        ["unknown field 'max_result'", "did you mean 'max_results'"],
+    ),
+    (
+        "six-knowledge-bases",
+        lambda t: t.update(knowledge_bases=[_kb(f"kb{i}") for i in range(6)]),
+        "knowledge_bases",
+        [f"at most {MAX_KNOWLEDGE_BASES}"],
+    ),
+    (
+        "duplicate-alias",
+        lambda t: t.update(knowledge_bases=[_kb("docs"), _kb("docs")]),
+        "knowledge_bases",
+        ["duplicate knowledge base alias: docs"],
+    ),
+    (
+        "empty-description",
+        lambda t: t["knowledge_bases"][1].update(description="  "),
+        "knowledge_bases[1].description",
+        ["must not be empty"],
+    ),
+    (
+        "bad-alias",
+        lambda t: t["knowledge_bases"][0].update(alias="Docs_1"),
+        "knowledge_bases[0].alias",
+        ["lowercase letters, digits and hyphens"],
+    ),
+    (
+        "anonymize-pii",
+        lambda t: t["guardrail"]["pii_entities"][0].update(action="ANONYMIZE"),
+        "guardrail.pii_entities[0].action",
+        ["ANONYMIZE is not allowed", "only BLOCK"],
+    ),
+    (
+        "mask-regex",
+        lambda t: t["guardrail"].update(regexes=[{"name": "r", "pattern": "x", "action": "MASK"}]),
+        "guardrail.regexes[0].action",
+        ["MASK is not allowed"],
+    ),
     ("guardrail-omitted", lambda t: t.pop("guardrail"), "guardrail", ["guardrail: none"]),
-    ("custom-embedding-without-arn", lambda t: t["knowledge_bases"][0].update(embedding={"type": "CUSTOM"}),
-     "knowledge_bases[0].embedding", ["needs model_arn"]),
-    ("managed-embedding-with-arn", lambda t: t["knowledge_bases"][0].update(
-        embedding={"type": "MANAGED", "model_arn": "arn:aws:bedrock:us-west-2::foundation-model/x"}),
-     "knowledge_bases[0].embedding", ["only used with embedding type CUSTOM"]),
-    ("unknown-source-type", lambda t: t["knowledge_bases"][0]["sources"][0].update(type="ftp"),
-     "knowledge_bases[0].sources[0]", ["unknown type 'ftp'", "allowed: 's3', 'web', 'connector'"]),
-    ("unknown-connector-type", lambda t: t["knowledge_bases"][0].update(
-        sources=[{"type": "connector", "connector_type": "DROPBOX"}]),
-     "knowledge_bases[0].sources[0].connector_type", ["CONFLUENCE"]),
-    ("connector-without-secret", lambda t: t["knowledge_bases"][0].update(
-        sources=[{"type": "connector", "connector_type": "SHAREPOINT"}]),
-     "knowledge_bases[0].sources[0]", ["set secret_arn"]),
-    ("invalid-invoker-arn", lambda t: t["invokers"][0].update(arn="acme-app"),
-     "invokers[0].arn", ["should match pattern"]),
-    ("trusted-without-trusted-invoker", lambda t: t.update(user_context="trusted"),
-     "", ["needs at least one invoker with trusted: true"]),
-    ("bad-iteration", lambda t: t["retrieval"].update(max_agent_iteration=50),
-     "retrieval.max_agent_iteration", ["less than or equal to 10"]),
+    (
+        "custom-embedding-without-arn",
+        lambda t: t["knowledge_bases"][0].update(embedding={"type": "CUSTOM"}),
+        "knowledge_bases[0].embedding",
+        ["needs model_arn"],
+    ),
+    (
+        "managed-embedding-with-arn",
+        lambda t: t["knowledge_bases"][0].update(
+            embedding={"type": "MANAGED", "model_arn": "arn:aws:bedrock:us-west-2::foundation-model/x"}
+        ),
+        "knowledge_bases[0].embedding",
+        ["only used with embedding type CUSTOM"],
+    ),
+    (
+        "unknown-source-type",
+        lambda t: t["knowledge_bases"][0]["sources"][0].update(type="ftp"),
+        "knowledge_bases[0].sources[0]",
+        ["unknown type 'ftp'", "allowed: 's3', 'web', 'connector'"],
+    ),
+    (
+        "unknown-connector-type",
+        lambda t: t["knowledge_bases"][0].update(sources=[{"type": "connector", "connector_type": "DROPBOX"}]),
+        "knowledge_bases[0].sources[0].connector_type",
+        ["CONFLUENCE"],
+    ),
+    (
+        "connector-without-secret",
+        lambda t: t["knowledge_bases"][0].update(sources=[{"type": "connector", "connector_type": "SHAREPOINT"}]),
+        "knowledge_bases[0].sources[0]",
+        ["set secret_arn"],
+    ),
+    (
+        "invalid-invoker-arn",
+        lambda t: t["invokers"][0].update(arn="acme-app"),
+        "invokers[0].arn",
+        ["should match pattern"],
+    ),
+    (
+        "trusted-without-trusted-invoker",
+        lambda t: t.update(user_context="trusted"),
+        "",
+        ["needs at least one invoker with trusted: true"],
+    ),
+    (
+        "bad-iteration",
+        lambda t: t["retrieval"].update(max_agent_iteration=50),
+        "retrieval.max_agent_iteration",
+        ["less than or equal to 10"],
+    ),
 ]
 
 
-@pytest.mark.parametrize(("change", "field", "words"), [case[1:] for case in TENANT_CASES],
-                         ids=[case[0] for case in TENANT_CASES])
+@pytest.mark.parametrize(
+    ("change", "field", "words"), [case[1:] for case in TENANT_CASES], ids=[case[0] for case in TENANT_CASES]
+)
 def test_bad_tenant_field_is_reported_with_file_and_field(config_copy, change, field, words):
     path = config_copy.edit("tenants", "acme", change)
     problems = _problems(config_copy)
@@ -80,25 +140,45 @@ def test_bad_tenant_field_is_reported_with_file_and_field(config_copy, change, f
 ENV_CASES = [
     ("bad-account", lambda e: e.update(account="12345"), "account", ["12 digits"]),
     ("bad-region", lambda e: e.update(region="uswest2"), "region", ["not an AWS region"]),
-    ("custom-planner-without-arn", lambda e: e.update(planner={"type": "CUSTOM"}), "planner",
-     ["type CUSTOM needs model_arn"]),
-    ("custom-reranking-without-arn", lambda e: e.update(reranking={"type": "CUSTOM"}), "reranking",
-     ["type CUSTOM needs model_arn"]),
-    ("invalid-model-arn", lambda e: e["planner"].update(model_arn="nova-lite"), "planner.model_arn",
-     ["not a valid ARN"]),
+    (
+        "custom-planner-without-arn",
+        lambda e: e.update(planner={"type": "CUSTOM"}),
+        "planner",
+        ["type CUSTOM needs model_arn"],
+    ),
+    (
+        "custom-reranking-without-arn",
+        lambda e: e.update(reranking={"type": "CUSTOM"}),
+        "reranking",
+        ["type CUSTOM needs model_arn"],
+    ),
+    (
+        "invalid-model-arn",
+        lambda e: e["planner"].update(model_arn="nova-lite"),
+        "planner.model_arn",
+        ["not a valid ARN"],
+    ),
     ("duplicate-tenant", lambda e: e.update(tenants=["acme", "acme"]), "tenants", ["duplicate tenant: acme"]),
-    ("unknown-tenant", lambda e: e.update(tenants=["acme", "initech"]), "tenants[1]",
-     ["unknown tenant 'initech'", "acme, globex"]),
+    (
+        "unknown-tenant",
+        lambda e: e.update(tenants=["acme", "initech"]),
+        "tenants[1]",
+        ["unknown tenant 'initech'", "acme, globex"],
+    ),
     ("bad-retention", lambda e: e.update(log_retention_days=31), "log_retention_days", ["allowed: 1, 3"]),
-    ("bad-removal-policy", lambda e: e.update(removal_policy="delete"), "removal_policy",
-     ["'retain' or 'destroy'"]),
-    ("deadline-above-timeout", lambda e: e["endpoint"].update(deadline_seconds=400), "endpoint",
-     ["must be below timeout_seconds"]),
+    ("bad-removal-policy", lambda e: e.update(removal_policy="delete"), "removal_policy", ["'retain' or 'destroy'"]),
+    (
+        "deadline-above-timeout",
+        lambda e: e["endpoint"].update(deadline_seconds=400),
+        "endpoint",
+        ["must be below timeout_seconds"],
+    ),
 ]
 
 
-@pytest.mark.parametrize(("change", "field", "words"), [case[1:] for case in ENV_CASES],
-                         ids=[case[0] for case in ENV_CASES])
+@pytest.mark.parametrize(
+    ("change", "field", "words"), [case[1:] for case in ENV_CASES], ids=[case[0] for case in ENV_CASES]
+)
 def test_bad_environment_field_is_reported_with_file_and_field(config_copy, change, field, words):
     path = config_copy.edit("environments", "dev", change)
     problems = _problems(config_copy)

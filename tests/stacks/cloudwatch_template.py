@@ -35,7 +35,7 @@ def render(value: Any) -> str:
     if isinstance(value, str):
         return value
     if isinstance(value, dict) and len(value) == 1:
-        (key, arg), = value.items()
+        ((key, arg),) = value.items()
         if key == "Fn::Join":
             separator, parts = arg
             return separator.join(render(part) for part in parts)
@@ -81,8 +81,7 @@ def widget_metrics(widget: dict) -> tuple[list[MetricUse], list[str]]:
         dims = {render(pairs[i]): render(pairs[i + 1]) for i in range(0, len(pairs), 2)}
         # CloudWatch dashboards default to Average; CDK leaves that default out of the body.
         stat = options.get("stat", properties.get("stat", "Average"))
-        uses.append(MetricUse(namespace, name, dims, stat,
-                              options.get("period", properties.get("period")), title))
+        uses.append(MetricUse(namespace, name, dims, stat, options.get("period", properties.get("period")), title))
     return uses, expressions
 
 
@@ -101,8 +100,9 @@ def alarm_metrics(properties: dict) -> tuple[list[MetricUse], list[str]]:
     if "MetricName" in properties:
         dims = {d["Name"]: render(d["Value"]) for d in properties.get("Dimensions", [])}
         stat = properties.get("Statistic") or properties.get("ExtendedStatistic")
-        return [MetricUse(properties["Namespace"], properties["MetricName"], dims, stat,
-                          properties.get("Period"), name)], []
+        return [
+            MetricUse(properties["Namespace"], properties["MetricName"], dims, stat, properties.get("Period"), name)
+        ], []
     uses, expressions = [], []
     for query in properties["Metrics"]:
         if "Expression" in query:

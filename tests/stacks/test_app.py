@@ -47,8 +47,14 @@ def test_every_template_passes_cfn_lint_without_errors(synthesized):
     templates = sorted(str(path) for path in synthesized.outdir.glob("*.template.json"))
     assert len(templates) == 3
     result = subprocess.run(
-        [str(Path(sys.executable).parent / "cfn-lint"), "--format", "parseable",
-         "--non-zero-exit-code", "error", *templates],
+        [
+            str(Path(sys.executable).parent / "cfn-lint"),
+            "--format",
+            "parseable",
+            "--non-zero-exit-code",
+            "error",
+            *templates,
+        ],
         capture_output=True,
         text=True,
         check=False,

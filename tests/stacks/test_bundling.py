@@ -24,8 +24,11 @@ ELF_MACHINE_AARCH64 = 0xB7
 @pytest.fixture(scope="module")
 def asset(synthesized) -> Path:
     template = synthesized.template(tenant_stack_name(synthesized.project.env_name, "acme"))
-    (function,) = [r["Properties"] for r in template["Resources"].values()
-                   if r["Type"] == "AWS::Lambda::Function" and r["Properties"].get("Handler") == "lambdas/run.sh"]
+    (function,) = [
+        r["Properties"]
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::Lambda::Function" and r["Properties"].get("Handler") == "lambdas/run.sh"
+    ]
     asset_hash = function["Code"]["S3Key"].removesuffix(".zip")
     directory = synthesized.outdir / f"asset.{asset_hash}"
     assert directory.is_dir()
@@ -81,8 +84,9 @@ def test_botocore_models_are_pruned_to_the_kept_services(asset):
 def test_every_boto3_client_the_service_creates_keeps_its_model():
     pattern = re.compile(r"""\bclient\(\s*["']([a-z0-9-]+)["']""")
     assert pattern.findall('boto3.client("bedrock-agent-runtime", config=c)') == ["bedrock-agent-runtime"]
-    used = {name for source in package_sources() if source.suffix == ".py"
-            for name in pattern.findall(source.read_text())}
+    used = {
+        name for source in package_sources() if source.suffix == ".py" for name in pattern.findall(source.read_text())
+    }
     assert used <= set(KEEP_BOTOCORE_SERVICES), f"add {used - set(KEEP_BOTOCORE_SERVICES)} to KEEP_BOTOCORE_SERVICES"
 
 

@@ -60,7 +60,8 @@ def test_no_permission_or_policy_names_another_tenants_principals(synthesized):
         template = _template(synthesized, tenant)
         foreign = {invoker.arn for invoker in synthesized.project.tenants[other].invokers}
         permissions = [
-            r["Properties"] for r in template["Resources"].values() if r["Type"] == "AWS::Lambda::Permission"]
+            r["Properties"] for r in template["Resources"].values() if r["Type"] == "AWS::Lambda::Permission"
+        ]
         assert permissions and not {p["Principal"] for p in permissions} & foreign
         for logical_id, _, document in policy_documents(template):
             assert not [arn for arn in foreign if arn in json.dumps(document)], f"{tenant}/{logical_id}"
@@ -98,7 +99,8 @@ def test_endpoint_role_writes_only_its_own_log_group(synthesized):
         template = _template(synthesized, tenant)
         logs = _endpoint_statements(template)["WriteTheEndpointsOwnLogGroup"]
         assert {ref for r in as_list(logs["Resource"]) for ref in referenced_ids(r)} - {"AWS::Partition"} == (
-            _ids_of_type(template, "AWS::Logs::LogGroup"))
+            _ids_of_type(template, "AWS::Logs::LogGroup")
+        )
         region, account = synthesized.project.environment.region, synthesized.project.environment.account
         assert all(f":logs:{region}:{account}:log-group:" in render(r) for r in as_list(logs["Resource"]))
 

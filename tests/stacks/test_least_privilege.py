@@ -14,14 +14,27 @@ from tests.stacks.templates import as_list, policy_documents, render, statements
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
 
 ENDPOINT_ACTIONS = {
-    "bedrock:AgenticRetrieveStream", "bedrock:Retrieve", "bedrock:GetDocumentContent",
-    "bedrock:InvokeModelWithResponseStream", "bedrock:InvokeModel", "bedrock:Rerank",
-    "bedrock:GetGuardrail", "bedrock:ApplyGuardrail", "cloudwatch:PutMetricData",
-    "logs:CreateLogStream", "logs:PutLogEvents", "kms:Decrypt",
+    "bedrock:AgenticRetrieveStream",
+    "bedrock:Retrieve",
+    "bedrock:GetDocumentContent",
+    "bedrock:InvokeModelWithResponseStream",
+    "bedrock:InvokeModel",
+    "bedrock:Rerank",
+    "bedrock:GetGuardrail",
+    "bedrock:ApplyGuardrail",
+    "cloudwatch:PutMetricData",
+    "logs:CreateLogStream",
+    "logs:PutLogEvents",
+    "kms:Decrypt",
 }
 KNOWLEDGE_BASE_ACTIONS = {
-    "s3:ListBucket", "s3:GetObject", "cloudwatch:PutMetricData", "secretsmanager:GetSecretValue",
-    "kms:Decrypt", "kms:GenerateDataKey", "bedrock:InvokeModel",
+    "s3:ListBucket",
+    "s3:GetObject",
+    "cloudwatch:PutMetricData",
+    "secretsmanager:GetSecretValue",
+    "kms:Decrypt",
+    "kms:GenerateDataKey",
+    "bedrock:InvokeModel",
 }
 INVOKER_ACTIONS = {"lambda:InvokeFunctionUrl", "lambda:InvokeFunction"}
 # CDK's own helper roles, allowed by name. cdk-nag cannot see them (CDK synthesizes them as raw
@@ -52,8 +65,10 @@ def _kind(logical_id: str) -> str:
 
 
 def _tenant_templates(synthesized):
-    return [(name, synthesized.template(tenant_stack_name(synthesized.project.env_name, name)))
-            for name in synthesized.project.tenants]
+    return [
+        (name, synthesized.template(tenant_stack_name(synthesized.project.env_name, name)))
+        for name in synthesized.project.tenants
+    ]
 
 
 def _wildcard_actions_allowed(kind: str, project) -> set[str]:
@@ -69,8 +84,12 @@ def _wildcard_actions_allowed(kind: str, project) -> set[str]:
     return set()
 
 
-ALLOWED = {"endpoint": ENDPOINT_ACTIONS, "knowledge-base": KNOWLEDGE_BASE_ACTIONS, "invoker": INVOKER_ACTIONS,
-           "cdk-helper": set()}
+ALLOWED = {
+    "endpoint": ENDPOINT_ACTIONS,
+    "knowledge-base": KNOWLEDGE_BASE_ACTIONS,
+    "invoker": INVOKER_ACTIONS,
+    "cdk-helper": set(),
+}
 
 
 def test_every_identity_policy_has_a_known_owner_and_only_allowed_actions(synthesized):
@@ -156,10 +175,11 @@ def test_endpoint_role_has_exactly_one_inline_policy_and_no_other_attachment(syn
     for tenant, template in _tenant_templates(synthesized):
         roles = {k: v for k, v in template["Resources"].items() if k.startswith("EndpointRole")}
         assert len(roles) == 1, tenant
-        (role_id, role), = roles.items()
+        ((role_id, role),) = roles.items()
         assert [p["PolicyName"] for p in role["Properties"]["Policies"]] == ["endpoint"]
         attached = [
-            k for k, v in template["Resources"].items()
+            k
+            for k, v in template["Resources"].items()
             if v["Type"] in ("AWS::IAM::Policy", "AWS::IAM::ManagedPolicy")
             and {"Ref": role_id} in v["Properties"].get("Roles", [])
         ]
@@ -181,8 +201,11 @@ def _acknowledgements(synthesized, stack_name: str) -> list[tuple[str, str, str]
 def test_cdk_nag_iam4_and_iam5_are_acknowledged_finding_by_finding_with_a_reason(synthesized):
     for tenant in synthesized.project.tenants:
         stack_name = tenant_stack_name(synthesized.project.env_name, tenant)
-        iam = [(path, rule, reason) for path, rule, reason in _acknowledgements(synthesized, stack_name)
-               if "-IAM4" in rule or "-IAM5" in rule]
+        iam = [
+            (path, rule, reason)
+            for path, rule, reason in _acknowledgements(synthesized, stack_name)
+            if "-IAM4" in rule or "-IAM5" in rule
+        ]
         for path, rule, reason in iam:
             assert rule.endswith("]") and "[" in rule, f"{path}: {rule} acknowledges the whole rule"
             assert len(reason) >= 40, f"{path}: {rule}: {reason!r}"
@@ -190,6 +213,10 @@ def test_cdk_nag_iam4_and_iam5_are_acknowledged_finding_by_finding_with_a_reason
         assert "AwsSolutions::AwsSolutions-IAM5[Resource::*]" in endpoint
         assert any(":log-group:" in rule for rule in endpoint)
     report = json.loads((synthesized.outdir / "validation-report.json").read_text())
-    unacknowledged = [v["ruleName"] for plugin in report["pluginReports"] for v in plugin.get("violations", [])
-                      if "IAM4" in v["ruleName"] or "IAM5" in v["ruleName"]]
+    unacknowledged = [
+        v["ruleName"]
+        for plugin in report["pluginReports"]
+        for v in plugin.get("violations", [])
+        if "IAM4" in v["ruleName"] or "IAM5" in v["ruleName"]
+    ]
     assert unacknowledged == []

@@ -32,8 +32,14 @@ TENANT = "acme"
 NAME = "akb-test-acme"
 RESERVED = 7
 THRESHOLDS = TenantThresholds(
-    iterations_average=3.5, error_rate_percent=4.0, time_to_first_event_p95_ms=4321, deadline_stops=2,
-    function_errors=1, function_throttles=0, period_minutes=5, evaluation_periods=3,
+    iterations_average=3.5,
+    error_rate_percent=4.0,
+    time_to_first_event_p95_ms=4321,
+    deadline_stops=2,
+    function_errors=1,
+    function_throttles=0,
+    period_minutes=5,
+    evaluation_periods=3,
 )
 
 
@@ -41,18 +47,33 @@ def _probe(tmp_path: Path, thresholds: TenantThresholds = THRESHOLDS) -> tuple[d
     app = cdk.App(outdir=str(tmp_path))
     stack = cdk.Stack(app, "Probe", env=cdk.Environment(account="123456789012", region="us-west-2"))
     function = lambda_.Function(
-        stack, "Endpoint", runtime=lambda_.Runtime.PYTHON_3_13, handler="index.handler",
+        stack,
+        "Endpoint",
+        runtime=lambda_.Runtime.PYTHON_3_13,
+        handler="index.handler",
         code=lambda_.Code.from_inline("def handler(event, context):\n    return None\n"),
     )
     acknowledge(function, "L1", "the probe pins a runtime on purpose; the real endpoint picks its own")
-    acknowledge(function.role, "IAM4", "probe function with the basic execution role only; not deployed",
-                finding="Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole")
+    acknowledge(
+        function.role,
+        "IAM4",
+        "probe function with the basic execution role only; not deployed",
+        finding="Policy::arn:<AWS::Partition>:iam::aws:policy/service-role/AWSLambdaBasicExecutionRole",
+    )
     log_group = logs.LogGroup(stack, "Logs", retention=logs.RetentionDays.ONE_WEEK)
     topic = sns.Topic(stack, "Topic", enforce_ssl=True)
     acknowledge(topic, "SNS2", "probe topic, never deployed; the real alarm topic (AlarmTopic) is KMS-encrypted")
     TenantObservability(
-        stack, "Observability", function=function, log_group=log_group, tenant=TENANT, name=NAME,
-        thresholds=thresholds, topic=topic, reserved_concurrency=RESERVED, query_folder="akb/test/acme",
+        stack,
+        "Observability",
+        function=function,
+        log_group=log_group,
+        tenant=TENANT,
+        name=NAME,
+        thresholds=thresholds,
+        topic=topic,
+        reserved_concurrency=RESERVED,
+        query_folder="akb/test/acme",
     )
     enable_nag(app)
     assembly = app.synth()
@@ -87,6 +108,7 @@ def _ref(template: dict, resource_type: str) -> dict:
 
 # --- one source of truth: metric_names.py ---------------------------------------------------------
 
+
 def test_every_endpoint_metric_read_is_a_metric_names_constant_with_an_emitted_dimension_set(template):
     uses, expressions = [], []
     for body in dashboards(template).values():
@@ -118,6 +140,7 @@ def test_the_tenant_dashboard_shows_every_metric_the_endpoint_emits(dashboard):
 
 # --- the widgets --------------------------------------------------------------------------------------
 
+
 def _stats(uses, metric_name, namespace=names.NAMESPACE) -> set[str]:
     return {use.stat for use in uses if use.namespace == namespace and use.name == metric_name}
 
@@ -130,8 +153,13 @@ def test_dashboard_widgets_use_the_statistics_each_question_needs(dashboard):
     assert "Average" in _stats(uses, names.SUB_QUERIES)
     for per_request in (names.DISTINCT_DOCUMENTS, names.CITED_RESULTS):
         assert _stats(uses, per_request) == {"Average"}
-    for counted in (names.REQUESTS, names.ERRORS, names.DEADLINE_STOPS, names.GUARDRAIL_INTERVENTIONS,
-                    names.ESTIMATED_COST_USD):
+    for counted in (
+        names.REQUESTS,
+        names.ERRORS,
+        names.DEADLINE_STOPS,
+        names.GUARDRAIL_INTERVENTIONS,
+        names.ESTIMATED_COST_USD,
+    ):
         assert _stats(uses, counted) == {"Sum"}, counted
 
 
@@ -145,7 +173,11 @@ def test_function_row_reads_the_functions_own_lambda_metrics(template, dashboard
     uses, _ = dashboard_metrics(dashboard)
     lambda_uses = [use for use in uses if use.namespace == "AWS/Lambda"]
     assert {use.name for use in lambda_uses} == {
-        "Invocations", "Errors", "Throttles", "ConcurrentExecutions", "Duration",
+        "Invocations",
+        "Errors",
+        "Throttles",
+        "ConcurrentExecutions",
+        "Duration",
     }
     assert all(set(use.dimensions) == {"FunctionName"} for use in lambda_uses)
     function = _ref(template, "AWS::Lambda::Function")["Ref"]
@@ -168,14 +200,19 @@ def test_every_metric_row_starts_with_a_text_widget_saying_what_to_do_when_red(d
     for row in metric_rows:
         first = min(row, key=lambda w: w["x"])
         assert first["type"] == "text"
-        assert "**Red**" in first["properties"]["markdown"] or "**Spike**" in first["properties"]["markdown"] \
+        assert (
+            "**Red**" in first["properties"]["markdown"]
+            or "**Spike**" in first["properties"]["markdown"]
             or "**Rising**" in first["properties"]["markdown"]
+        )
 
 
 def test_threshold_lines_on_the_dashboard_match_the_alarms(dashboard):
     by_title = {w["properties"].get("title"): w["properties"] for w in dashboard["widgets"]}
+
     def line_values(title):
         return [a["value"] for a in by_title[title].get("annotations", {}).get("horizontal", [])]
+
     assert line_values("Error rate %") == [THRESHOLDS.error_rate_percent]
     assert line_values("Time to first event (ms)") == [THRESHOLDS.time_to_first_event_p95_ms]
     assert line_values("Iterations per request") == [THRESHOLDS.iterations_average]
@@ -185,12 +222,21 @@ def test_threshold_lines_on_the_dashboard_match_the_alarms(dashboard):
 
 EXPECTED_ALARMS = {
     # key: (namespace, metric, statistic, threshold, comparison)
-    "iterations": (names.NAMESPACE, names.ITERATIONS, "Average", THRESHOLDS.iterations_average,
-                   "GreaterThanOrEqualToThreshold"),
-    "time-to-first-event-p95": (names.NAMESPACE, names.TIME_TO_FIRST_EVENT_MS, "p95",
-                                THRESHOLDS.time_to_first_event_p95_ms, "GreaterThanThreshold"),
-    "deadline-stops": (names.NAMESPACE, names.DEADLINE_STOPS, "Sum", THRESHOLDS.deadline_stops,
-                       "GreaterThanThreshold"),
+    "iterations": (
+        names.NAMESPACE,
+        names.ITERATIONS,
+        "Average",
+        THRESHOLDS.iterations_average,
+        "GreaterThanOrEqualToThreshold",
+    ),
+    "time-to-first-event-p95": (
+        names.NAMESPACE,
+        names.TIME_TO_FIRST_EVENT_MS,
+        "p95",
+        THRESHOLDS.time_to_first_event_p95_ms,
+        "GreaterThanThreshold",
+    ),
+    "deadline-stops": (names.NAMESPACE, names.DEADLINE_STOPS, "Sum", THRESHOLDS.deadline_stops, "GreaterThanThreshold"),
     "function-errors": ("AWS/Lambda", "Errors", "Sum", THRESHOLDS.function_errors, "GreaterThanThreshold"),
     "function-throttles": ("AWS/Lambda", "Throttles", "Sum", THRESHOLDS.function_throttles, "GreaterThanThreshold"),
 }
@@ -259,11 +305,16 @@ def test_alarm_thresholds_follow_the_config_with_tenant_overrides(config_copy, t
 
 # --- saved queries ------------------------------------------------------------------------------------
 
+
 def test_saved_queries_read_the_endpoint_log_group_by_the_shared_field_names(template):
-    queries = {r["Properties"]["Name"]: r["Properties"] for r in template["Resources"].values()
-               if r["Type"] == "AWS::Logs::QueryDefinition"}
-    assert sorted(queries) == [f"akb/test/acme/{n}" for n in
-                               ("errors-by-code", "frequent-sub-queries", "request-trace", "slowest-requests")]
+    queries = {
+        r["Properties"]["Name"]: r["Properties"]
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::Logs::QueryDefinition"
+    }
+    assert sorted(queries) == [
+        f"akb/test/acme/{n}" for n in ("errors-by-code", "frequent-sub-queries", "request-trace", "slowest-requests")
+    ]
     log_group = _ref(template, "AWS::Logs::LogGroup")
     assert all(q["LogGroupNames"] == [log_group] for q in queries.values())
     trace = queries["akb/test/acme/request-trace"]["QueryString"]
@@ -279,19 +330,29 @@ def test_saved_queries_read_the_endpoint_log_group_by_the_shared_field_names(tem
 
 # --- clean under cdk-nag and cfn-lint -----------------------------------------------------------------
 
+
 def test_probe_is_clean_under_cdk_nag_and_cfn_lint(probe):
     _, outdir = probe
     report = json.loads((outdir / "validation-report.json").read_text())
     assert [p for p in report["pluginReports"] if p["conclusion"] != "success"] == []
     result = subprocess.run(
-        [str(Path(sys.executable).parent / "cfn-lint"), "--format", "parseable", "--non-zero-exit-code", "error",
-         str(outdir / "Probe.template.json")],
-        capture_output=True, text=True, check=False,
+        [
+            str(Path(sys.executable).parent / "cfn-lint"),
+            "--format",
+            "parseable",
+            "--non-zero-exit-code",
+            "error",
+            str(outdir / "Probe.template.json"),
+        ],
+        capture_output=True,
+        text=True,
+        check=False,
     )
     assert result.returncode == 0, result.stdout + result.stderr
 
 
 # --- misuse is caught at synth ------------------------------------------------------------------------
+
 
 def test_asking_for_a_metric_the_service_does_not_emit_names_the_contract():
     with pytest.raises(ValueError, match=r"not an endpoint metric.*metric_names\.py"):

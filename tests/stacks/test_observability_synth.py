@@ -16,10 +16,18 @@ pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
 PLATFORM = "dev-platform"
 ACCOUNT_ALARMS = {
     # name suffix: (metric, operation, statistic, comparison)
-    "total-iterations-average": (names.BEDROCK_TOTAL_ITERATION_COUNT, "AgenticRetrieveStream", "Average",
-                                 "GreaterThanOrEqualToThreshold"),
-    "total-iterations-p90": (names.BEDROCK_TOTAL_ITERATION_COUNT, "AgenticRetrieveStream", "p90",
-                             "GreaterThanOrEqualToThreshold"),
+    "total-iterations-average": (
+        names.BEDROCK_TOTAL_ITERATION_COUNT,
+        "AgenticRetrieveStream",
+        "Average",
+        "GreaterThanOrEqualToThreshold",
+    ),
+    "total-iterations-p90": (
+        names.BEDROCK_TOTAL_ITERATION_COUNT,
+        "AgenticRetrieveStream",
+        "p90",
+        "GreaterThanOrEqualToThreshold",
+    ),
     "agentic-throttles": (names.BEDROCK_THROTTLES, "AgenticRetrieveStream", "Sum", "GreaterThanThreshold"),
     "retrieve-throttles": (names.BEDROCK_THROTTLES, "Retrieve", "Sum", "GreaterThanThreshold"),
     "agentic-quota": (names.BEDROCK_INVOCATIONS, "AgenticRetrieveStream", "Sum", "GreaterThanThreshold"),
@@ -38,8 +46,12 @@ def test_environment_dashboard_shows_bedrock_metrics_for_both_operations(synthes
         assert set(use.dimensions) == {names.BEDROCK_OPERATION_DIMENSION}
         assert use.dimensions[names.BEDROCK_OPERATION_DIMENSION] in names.BEDROCK_METRIC_OPERATIONS[use.name]
     shown = {(u.name, u.dimensions[names.BEDROCK_OPERATION_DIMENSION]) for u in bedrock}
-    for metric in (names.BEDROCK_INVOCATIONS, names.BEDROCK_CLIENT_ERRORS, names.BEDROCK_SERVER_ERRORS,
-                   names.BEDROCK_THROTTLES):
+    for metric in (
+        names.BEDROCK_INVOCATIONS,
+        names.BEDROCK_CLIENT_ERRORS,
+        names.BEDROCK_SERVER_ERRORS,
+        names.BEDROCK_THROTTLES,
+    ):
         assert {(metric, op) for op in names.BEDROCK_OPERATIONS} <= shown
     assert (names.BEDROCK_TOTAL_ITERATION_COUNT, "AgenticRetrieveStream") in shown
 
@@ -72,7 +84,10 @@ def test_account_alarm_reads_bedrock_metric_and_notifies_the_topic(synthesized, 
     props = _account_alarms(template)[key]
     (use,), _ = alarm_metrics(props)
     assert (use.namespace, use.name, use.dimensions, use.stat) == (
-        names.BEDROCK_KB_NAMESPACE, metric, {names.BEDROCK_OPERATION_DIMENSION: operation}, stat,
+        names.BEDROCK_KB_NAMESPACE,
+        metric,
+        {names.BEDROCK_OPERATION_DIMENSION: operation},
+        stat,
     )
     assert props["ComparisonOperator"] == comparison
     assert props["TreatMissingData"] == "notBreaching" and "Missing data is OK" in props["AlarmDescription"]
@@ -93,10 +108,14 @@ def test_quota_alarm_counts_calls_per_minute_against_the_configured_share_of_the
 
 
 def test_account_thresholds_follow_the_environment_config(config_copy, tmp_path):
-    config_copy.edit("environments", "dev", lambda e: e.update(
-        bedrock_quota_per_minute=1000,
-        alarms={**e["alarms"], "quota_utilization_percent": 50, "iterations_p90": 6, "evaluation_periods": 5},
-    ))
+    config_copy.edit(
+        "environments",
+        "dev",
+        lambda e: e.update(
+            bedrock_quota_per_minute=1000,
+            alarms={**e["alarms"], "quota_utilization_percent": 50, "iterations_p90": 6, "evaluation_periods": 5},
+        ),
+    )
     project = load_project(config_copy.root, "dev")
     app = cdk.App(outdir=str(tmp_path))
     stack = PlatformStack(app, "Probe-platform", project=project)
@@ -126,8 +145,9 @@ def test_each_tenant_stack_has_its_dashboard_alarms_composite_and_queries(synthe
 
 def test_tenant_composite_alarm_notifies_the_platform_topic_across_stacks(synthesized):
     template = _tenant_template(synthesized, "acme")
-    (composite,) = [r["Properties"] for r in template["Resources"].values()
-                    if r["Type"] == "AWS::CloudWatch::CompositeAlarm"]
+    (composite,) = [
+        r["Properties"] for r in template["Resources"].values() if r["Type"] == "AWS::CloudWatch::CompositeAlarm"
+    ]
     (action,) = composite["AlarmActions"]
     assert "Fn::ImportValue" in action
 

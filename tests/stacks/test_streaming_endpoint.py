@@ -27,8 +27,11 @@ def _tenant(synthesized, tenant):
 
 
 def _one(template, resource_type) -> tuple[str, dict]:
-    found = [(k, v["Properties"]) for k, v in template["Resources"].items() if v["Type"] == resource_type
-             and not k.startswith("CustomS3AutoDeleteObjects")]
+    found = [
+        (k, v["Properties"])
+        for k, v in template["Resources"].items()
+        if v["Type"] == resource_type and not k.startswith("CustomS3AutoDeleteObjects")
+    ]
     assert len(found) == 1, f"{resource_type}: {[k for k, _ in found]}"
     return found[0]
 
@@ -56,7 +59,8 @@ def test_web_adapter_layer_and_streaming_environment(synthesized, tenant):
     (layer,) = function["Layers"]
     assert render(layer, {"AWS::Partition": "aws"}) == (
         f"arn:aws:lambda:{environment.region}:753240598075:layer:LambdaAdapterLayerArm64:"
-        f"{environment.endpoint.web_adapter_layer_version}")
+        f"{environment.endpoint.web_adapter_layer_version}"
+    )
     variables = function["Environment"]["Variables"]
     assert variables["AWS_LAMBDA_EXEC_WRAPPER"] == "/opt/bootstrap"
     assert variables["AWS_LWA_INVOKE_MODE"] == "response_stream"
@@ -93,9 +97,13 @@ def test_tenant_settings_in_the_template_parse_with_the_tenants_config(synthesiz
     settings = _settings(template)
     assert (settings.tenant, settings.environment) == (tenant, "dev")
     assert [(r.alias, r.description) for r in settings.retrievers] == [
-        (kb.alias, kb.description) for kb in config.knowledge_bases]
-    kb_resources = {k: v["Properties"]["Name"] for k, v in template["Resources"].items()
-                    if v["Type"] == "AWS::Bedrock::KnowledgeBase"}
+        (kb.alias, kb.description) for kb in config.knowledge_bases
+    ]
+    kb_resources = {
+        k: v["Properties"]["Name"]
+        for k, v in template["Resources"].items()
+        if v["Type"] == "AWS::Bedrock::KnowledgeBase"
+    }
     for retriever in settings.retrievers:  # each id is the GetAtt of that alias's own knowledge base
         logical_id, attribute = retriever.knowledge_base_id.strip("<>").split(".")
         assert attribute == "KnowledgeBaseId" and kb_resources[logical_id].endswith(f"-{retriever.alias}")
@@ -117,8 +125,12 @@ def test_trusted_callers_only_for_the_tenant_that_marks_them(synthesized):
 
 
 def test_every_function_url_is_iam_authenticated_and_streams(synthesized):
-    urls = [r["Properties"] for template in synthesized.templates.values()
-            for r in template["Resources"].values() if r["Type"] == "AWS::Lambda::Url"]
+    urls = [
+        r["Properties"]
+        for template in synthesized.templates.values()
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::Lambda::Url"
+    ]
     assert len(urls) == len(synthesized.project.tenants)
     assert all(url["AuthType"] == "AWS_IAM" and url["InvokeMode"] == "RESPONSE_STREAM" for url in urls)
 
@@ -135,8 +147,12 @@ def test_no_permission_grants_a_public_principal(synthesized):
 def test_each_configured_invoker_gets_both_url_permissions(synthesized, tenant):
     template = _tenant(synthesized, tenant)
     function_id, _ = _one(template, "AWS::Lambda::Function")
-    permissions = [r["Properties"] for r in template["Resources"].values() if r["Type"] == "AWS::Lambda::Permission"
-                   and r["Properties"]["FunctionName"] == {"Fn::GetAtt": [function_id, "Arn"]}]
+    permissions = [
+        r["Properties"]
+        for r in template["Resources"].values()
+        if r["Type"] == "AWS::Lambda::Permission"
+        and r["Properties"]["FunctionName"] == {"Fn::GetAtt": [function_id, "Arn"]}
+    ]
     invokers = [invoker.arn for invoker in synthesized.project.tenants[tenant].invokers]
     assert len(permissions) == 2 * len(invokers)
     for arn in invokers:
@@ -151,7 +167,9 @@ def test_invoke_managed_policy_and_outputs(synthesized, tenant):
     _, policy = _one(template, "AWS::IAM::ManagedPolicy")
     assert policy["ManagedPolicyName"] == f"akb-dev-{tenant}-invoke"
     assert {s["Action"] for s in policy["PolicyDocument"]["Statement"]} == {
-        "lambda:InvokeFunctionUrl", "lambda:InvokeFunction"}
+        "lambda:InvokeFunctionUrl",
+        "lambda:InvokeFunction",
+    }
     parameters = {r["Properties"]["Name"] for r in template["Resources"].values() if r["Type"] == "AWS::SSM::Parameter"}
     assert {f"/akb/dev/{tenant}/endpoint/url", f"/akb/dev/{tenant}/endpoint/function-name"} <= parameters
     assert {"EndpointUrl", "EndpointFunctionName"} <= set(template["Outputs"])
@@ -159,20 +177,32 @@ def test_invoke_managed_policy_and_outputs(synthesized, tenant):
 
 # --- the construct on a small stack (synth-time checks, no dev app) ---------------------------------
 
+
 def _stack_with_endpoint(project, tenant="acme", *, descriptions=None, guardrail=True, outdir=None):
     app = cdk.App(outdir=outdir) if outdir else cdk.App()
     stack = cdk.Stack(app, "Probe", env=cdk.Environment(account="111122223333", region="us-west-2"))
     kbs = []
     for index, kb in enumerate(project.tenants[tenant].knowledge_bases):
         resource = cdk.CfnResource(stack, f"Kb{index}", type="AWS::Bedrock::KnowledgeBase")
-        kbs.append(KnowledgeBaseRef(kb.alias, (descriptions or {}).get(kb.alias, kb.description), resource.ref,
-                                    resource.get_att("KnowledgeBaseArn").to_string()))
+        kbs.append(
+            KnowledgeBaseRef(
+                kb.alias,
+                (descriptions or {}).get(kb.alias, kb.description),
+                resource.ref,
+                resource.get_att("KnowledgeBaseArn").to_string(),
+            )
+        )
     gr = cdk.CfnResource(stack, "Guardrail", type="AWS::Bedrock::Guardrail")
     endpoint = StreamingEndpoint(
-        stack, "Endpoint", project=project, tenant_name=tenant, knowledge_bases=kbs,
+        stack,
+        "Endpoint",
+        project=project,
+        tenant_name=tenant,
+        knowledge_bases=kbs,
         log_group=logs.LogGroup(stack, "Logs"),
         guardrail=GuardrailRef(gr.ref, gr.get_att("GuardrailArn").to_string(), gr.get_att("Version").to_string())
-        if guardrail else None,
+        if guardrail
+        else None,
         retrieval_instruction=RetrievalInstructionRef("inst0000001", "arn:aws:bedrock:us-west-2:1:ri/x", "1"),
     )
     return app, stack, endpoint
@@ -198,21 +228,33 @@ def test_endpoint_needs_a_knowledge_base():
     project = load_project(EXAMPLE_CONFIG, "dev")
     stack = cdk.Stack(cdk.App(), "Probe")
     with pytest.raises(ValueError, match="Probe/Endpoint: pass at least one knowledge base"):
-        StreamingEndpoint(stack, "Endpoint", project=project, tenant_name="acme", knowledge_bases=[],
-                          log_group=logs.LogGroup(stack, "Logs"))
+        StreamingEndpoint(
+            stack,
+            "Endpoint",
+            project=project,
+            tenant_name="acme",
+            knowledge_bases=[],
+            log_group=logs.LogGroup(stack, "Logs"),
+        )
 
 
 def test_managed_planner_and_custom_profile_reranker_still_pass_cdk_nag(config_copy, tmp_path):  # noqa: F811
     reranker = "arn:aws:bedrock:us-west-2:111122223333:inference-profile/us.amazon.rerank-v1:0"
-    config_copy.edit("environments", "dev", lambda env: env.update(
-        planner={"type": "MANAGED"}, reranking={"type": "CUSTOM", "model_arn": reranker}))
+    config_copy.edit(
+        "environments",
+        "dev",
+        lambda env: env.update(planner={"type": "MANAGED"}, reranking={"type": "CUSTOM", "model_arn": reranker}),
+    )
     app, _stack, _ = _stack_with_endpoint(load_project(config_copy.root, "dev"), outdir=str(tmp_path))
     enable_nag(app)
     template = app.synth().get_stack_by_name("Probe").template  # raises if a finding is unacknowledged
     (role,) = [r for r in template["Resources"].values() if r["Type"] == "AWS::IAM::Role"]
     sids = {s["Sid"] for s in role["Properties"]["Policies"][0]["PolicyDocument"]["Statement"]}
-    assert {"ManagedPlannerModelIsChosenByBedrockSoNoResourceScope", "RerankIsDocumentedWithoutAResourceScope",
-            "InvokeTheCustomRerankingModelThroughProfile"} <= sids
+    assert {
+        "ManagedPlannerModelIsChosenByBedrockSoNoResourceScope",
+        "RerankIsDocumentedWithoutAResourceScope",
+        "InvokeTheCustomRerankingModelThroughProfile",
+    } <= sids
     report = json.loads((tmp_path / "validation-report.json").read_text())
     assert {plugin["conclusion"] for plugin in report["pluginReports"]} == {"success"}
 

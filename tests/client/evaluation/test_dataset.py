@@ -48,8 +48,9 @@ def test_a_documents_entry_may_list_acceptable_alternatives():
 
 
 def test_invalid_json_names_the_line():
-    assert problems_of(good(), "{not json") == ["set.jsonl:2: not valid JSON (Expecting property name enclosed "
-                                                "in double quotes at column 2)"]
+    assert problems_of(good(), "{not json") == [
+        "set.jsonl:2: not valid JSON (Expecting property name enclosed in double quotes at column 2)"
+    ]
 
 
 def test_every_problem_is_reported_with_line_and_field():

@@ -34,11 +34,17 @@ def run_eval(*args: str):
 
 def test_eval_of_five_questions_in_three_modes_writes_table_json_and_charts(endpoint, small_dataset, tmp_path):
     out = tmp_path / "out"
-    result = run_eval("--dataset", str(small_dataset), "--url", endpoint.url, "--out", str(out), "--k", "5,10",
-                      "--concurrency", "3")
+    result = run_eval(
+        "--dataset", str(small_dataset), "--url", endpoint.url, "--out", str(out), "--k", "5,10", "--concurrency", "3"
+    )
     assert result.exit_code == 0, result.output
-    for text in ("Retrieval quality by mode (5 questions)", "Cost and latency by mode", "Recall@5 by type",
-                 "Recall@5 by hops", "auto routed:"):
+    for text in (
+        "Retrieval quality by mode (5 questions)",
+        "Cost and latency by mode",
+        "Recall@5 by type",
+        "Recall@5 by hops",
+        "auto routed:",
+    ):
         assert text in result.output
 
     report = json.loads((out / "report.json").read_text())
@@ -68,15 +74,16 @@ def test_eval_of_five_questions_in_three_modes_writes_table_json_and_charts(endp
 
 def test_eval_local_starts_and_stops_its_own_emulator_and_endpoint_process(small_dataset, tmp_path):
     out = tmp_path / "local"
-    result = run_eval("--dataset", str(small_dataset), "--local", "--modes", "retrieve", "--limit", "2",
-                      "--out", str(out))
+    result = run_eval(
+        "--dataset", str(small_dataset), "--local", "--modes", "retrieve", "--limit", "2", "--out", str(out)
+    )
     assert result.exit_code == 0, result.output
     assert "local emulator numbers" in result.output
     report = json.loads((out / "report.json").read_text())
     assert report["questions"] == 2 and "disclaimer" in report and "local emulator" in report["target"]
     assert report["overall"]["retrieve"]["errors"] == 0
     log = (out / "endpoint.log").read_text()
-    assert "\"stop_reason\"" in log  # the endpoint's own done record, kept out of the terminal
+    assert '"stop_reason"' in log  # the endpoint's own done record, kept out of the terminal
 
 
 def test_a_broken_dataset_is_reported_by_line_and_field_without_a_traceback(tmp_path):
@@ -89,8 +96,16 @@ def test_a_broken_dataset_is_reported_by_line_and_field_without_a_traceback(tmp_
 
 
 def test_an_unreachable_endpoint_fails_every_record_and_exits_1(small_dataset, tmp_path):
-    result = run_eval("--dataset", str(small_dataset), "--url", "http://127.0.0.1:9", "--modes", "retrieve",
-                      "--out", str(tmp_path / "o"))
+    result = run_eval(
+        "--dataset",
+        str(small_dataset),
+        "--url",
+        "http://127.0.0.1:9",
+        "--modes",
+        "retrieve",
+        "--out",
+        str(tmp_path / "o"),
+    )
     assert result.exit_code == 1 and "every request failed" in result.output
     records = (tmp_path / "o" / "records.jsonl").read_text().splitlines()
     assert len(records) == 5 and all(json.loads(r)["error"].startswith("EndpointConnectionError") for r in records)
@@ -118,12 +133,41 @@ def test_tables_piped_to_another_program_keep_every_header_whole(endpoint, small
     env = {k: v for k, v in os.environ.items() if k not in ("COLUMNS", "FORCE_COLOR", "TTY_COMPATIBLE")}
     env["PYTHONPATH"] = str(REPO)
     done = subprocess.run(
-        [sys.executable, "-m", "client", "eval", "--dataset", str(small_dataset), "--url", endpoint.url,
-         "--modes", "agentic,retrieve,auto", "--limit", "2", "--out", str(tmp_path / "o")],
-        capture_output=True, text=True, env=env, cwd=REPO, timeout=120, check=False,
+        [
+            sys.executable,
+            "-m",
+            "client",
+            "eval",
+            "--dataset",
+            str(small_dataset),
+            "--url",
+            endpoint.url,
+            "--modes",
+            "agentic,retrieve,auto",
+            "--limit",
+            "2",
+            "--out",
+            str(tmp_path / "o"),
+        ],
+        capture_output=True,
+        text=True,
+        env=env,
+        cwd=REPO,
+        timeout=120,
+        check=False,
     )
     assert done.returncode == 0, done.stderr
-    headers = ("Recall", "Precision", "Complete", "Abstain", "False abstain", "Iterations", "TTFE p50 ms",
-               "$/question", "$ total", "errors")
+    headers = (
+        "Recall",
+        "Precision",
+        "Complete",
+        "Abstain",
+        "False abstain",
+        "Iterations",
+        "TTFE p50 ms",
+        "$/question",
+        "$ total",
+        "errors",
+    )
     assert [h for h in headers if h not in done.stdout] == []
     assert "…" not in done.stdout

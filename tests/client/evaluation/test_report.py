@@ -23,9 +23,20 @@ ITEMS = parse_lines(
 
 
 def rec(id_, mode, gold_ranks, relevant, cost, *, abstained=False, error=None, routed=None, duration=100.0):
-    return Record(id_, mode, "f", gold_ranks=gold_ranks, relevant=relevant, cost_usd=cost, abstained=abstained,
-                  error=error, routed_mode=routed or mode, iterations=1, duration_ms=duration,
-                  time_to_first_event_ms=duration / 10)
+    return Record(
+        id_,
+        mode,
+        "f",
+        gold_ranks=gold_ranks,
+        relevant=relevant,
+        cost_usd=cost,
+        abstained=abstained,
+        error=error,
+        routed_mode=routed or mode,
+        iterations=1,
+        duration_ms=duration,
+        time_to_first_event_ms=duration / 10,
+    )
 
 
 RECORDS = [
@@ -48,8 +59,10 @@ def report():
 
 def test_overall_metrics_average_over_answerable_questions(report):
     retrieve = report["overall"]["retrieve"]
-    assert retrieve["recall"] == {"1": pytest.approx((0 + 1 / 3) / 2, abs=1e-4), "5": pytest.approx((1 + 2 / 3) / 2,
-                                                                                                   abs=1e-4)}
+    assert retrieve["recall"] == {
+        "1": pytest.approx((0 + 1 / 3) / 2, abs=1e-4),
+        "5": pytest.approx((1 + 2 / 3) / 2, abs=1e-4),
+    }
     assert retrieve["precision"]["5"] == pytest.approx((1 / 5 + 2 / 5) / 2)
     assert retrieve["hit"]["1"] == 0.5 and retrieve["completeness"]["5"] == 0.5
     assert retrieve["mrr"] == pytest.approx((1 / 2 + 1) / 2)
@@ -76,8 +89,19 @@ def test_tables_render_every_mode_and_group(report):
     buffer = io.StringIO()
     render_tables(report, Console(file=buffer, width=250, color_system=None))
     text = buffer.getvalue()
-    expected_parts = ("Recall@1 by type", "Complete", "False abstain", "$ total", "agentic", "retrieve", "auto",
-                      "multi-hop", "abstain 1.00", "auto routed: agentic 1, retrieve 1", "$0.0020")
+    expected_parts = (
+        "Recall@1 by type",
+        "Complete",
+        "False abstain",
+        "$ total",
+        "agentic",
+        "retrieve",
+        "auto",
+        "multi-hop",
+        "abstain 1.00",
+        "auto routed: agentic 1, retrieve 1",
+        "$0.0020",
+    )
     for expected in expected_parts:
         assert expected in text
 

@@ -26,8 +26,9 @@ ITEMS = parse_lines(
 
 
 def result(*docs: str, answer: str | None = None) -> ResultEvent:
-    items = [ResultItem(d.split("/")[0], f"text of {d}", {"x-amz-bedrock-kb-document-id": d.split("/", 1)[1]})
-             for d in docs]
+    items = [
+        ResultItem(d.split("/")[0], f"text of {d}", {"x-amz-bedrock-kb-document-id": d.split("/", 1)[1]}) for d in docs
+    ]
     return ResultEvent(items, answer=answer)
 
 

@@ -33,8 +33,13 @@ def test_access_denied_names_the_action_and_resource_bedrock_named(upstream, exp
 
 def test_a_client_error_carries_its_denied_action_into_the_api_error():
     error = ClientError(
-        {"Error": {"Code": "AccessDeniedException", "Message": f"User: {ROLE} is not authorized to perform: "
-                   f"bedrock:InvokeModelWithResponseStream on resource: {KB}."}},
+        {
+            "Error": {
+                "Code": "AccessDeniedException",
+                "Message": f"User: {ROLE} is not authorized to perform: "
+                f"bedrock:InvokeModelWithResponseStream on resource: {KB}.",
+            }
+        },
         "AgenticRetrieveStream",
     )
     api = api_error_for(error, 1)

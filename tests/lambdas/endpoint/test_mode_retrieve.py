@@ -83,8 +83,10 @@ def test_the_fused_order_is_rrf_of_the_per_knowledge_base_lists(emulator):
 
 
 def test_a_chunk_found_by_two_knowledge_bases_is_one_result_that_names_both():
-    hit = {"content": {"text": "t"}, "metadata": {"x-amz-bedrock-kb-chunk-id": "c1",
-                                                  "x-amz-bedrock-kb-document-id": "a.md"}}
+    hit = {
+        "content": {"text": "t"},
+        "metadata": {"x-amz-bedrock-kb-chunk-id": "c1", "x-amz-bedrock-kb-document-id": "a.md"},
+    }
     other = {"content": {"text": "u"}, "metadata": {"x-amz-bedrock-kb-chunk-id": "c2"}}
     items = retrieve.fuse({"docs": [other, hit], "wiki": [hit]}, k=60)
     assert [i.metadata["x-amz-bedrock-kb-chunk-id"] for i in items] == ["c1", "c2"]

@@ -59,4 +59,3 @@ def test_stream_connections_have_nagle_disabled(bedrock, emulator):
     run(bedrock, **request("first"))
     run(bedrock, **request("second"))  # on the connection botocore keeps alive
     assert [s["tcp_nodelay"] for s in emulator.streams()] == [True, True]
-

@@ -85,11 +85,7 @@ def test_bad_messages_are_validation_errors(unvalidated_bedrock, messages):
         {"agenticRetrieveConfiguration": {"maxAgentIteration": -1}},
         {"agenticRetrieveConfiguration": {"foundationModelType": "CUSTOM"}},
         {"retrievers": [retriever("docs", filter={"in": {"key": "product", "value": "skyledger"}})]},
-        {
-            "policyConfiguration": {
-                "bedrockGuardrailConfiguration": {"guardrailId": "UPPER", "guardrailVersion": "1"}
-            }
-        },
+        {"policyConfiguration": {"bedrockGuardrailConfiguration": {"guardrailId": "UPPER", "guardrailVersion": "1"}}},
     ],
     ids=["negative-iterations", "custom-without-model", "filter-in-needs-list", "guardrail-id-pattern"],
 )

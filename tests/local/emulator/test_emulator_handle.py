@@ -19,12 +19,8 @@ def test_handle_is_a_context_manager_that_frees_its_port(tmp_path):
     (tmp_path / "kb").mkdir()
     (tmp_path / "kb" / "a.md").write_text("Widgets are blue.")
     with start_emulator(corpus_dir=tmp_path, delay_ms=0) as emulator:
-        assert emulator.url.startswith("http://127.0.0.1:") and emulator.knowledge_bases == {
-            "kb": kb_id_for("kb")
-        }
-        found = emulator.client().retrieve(
-            knowledgeBaseId=kb_id_for("kb"), retrievalQuery={"text": "widgets"}
-        )
+        assert emulator.url.startswith("http://127.0.0.1:") and emulator.knowledge_bases == {"kb": kb_id_for("kb")}
+        found = emulator.client().retrieve(knowledgeBaseId=kb_id_for("kb"), retrievalQuery={"text": "widgets"})
         assert found["retrievalResults"][0]["content"]["text"] == "Widgets are blue."
     again = start_emulator(port=emulator.port, corpus_dir=tmp_path)
     again.stop()
@@ -35,9 +31,7 @@ def test_unmodified_boto3_finds_the_emulator_through_the_environment(emulator, m
         monkeypatch.setenv(name, value)
     client = boto3.client("bedrock-agent-runtime", region_name="us-west-2")
     assert client.meta.endpoint_url == emulator.url == os.environ[ENDPOINT_ENV]
-    assert client.retrieve(knowledgeBaseId=kb_id_for("docs"), retrievalQuery={"text": "exports"})[
-        "retrievalResults"
-    ]
+    assert client.retrieve(knowledgeBaseId=kb_id_for("docs"), retrievalQuery={"text": "exports"})["retrievalResults"]
 
 
 def test_akb_emulator_prints_how_to_connect_and_stops_on_ctrl_c():

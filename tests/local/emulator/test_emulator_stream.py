@@ -14,10 +14,7 @@ STEPS_IN_ORDER = ["SpeculativeRetrieval", "Planning", "Retrieval", "FullDocument
 
 
 def planning_queries(events) -> list[list[str]]:
-    return [
-        [a["retrieve"]["inputQuery"]["text"] for a in t.get("actions", [])]
-        for t in finished(events, "Planning")
-    ]
+    return [[a["retrieve"]["inputQuery"]["text"] for a in t.get("actions", [])] for t in finished(events, "Planning")]
 
 
 def test_every_event_member_and_step_parses(bedrock):
@@ -33,8 +30,7 @@ def test_every_event_member_and_step_parses(bedrock):
     detail = expansion["actions"][0]["fullDocumentExpansion"]
     assert detail["sourceRetriever"]["identifier"] in {kb_id_for("docs"), kb_id_for("tickets")}
     assert all(
-        r["metadata"]["x-amz-bedrock-kb-document-id"] == detail["documentId"]
-        for r in expansion["retrievalResponse"]
+        r["metadata"]["x-amz-bedrock-kb-document-id"] == detail["documentId"] for r in expansion["retrievalResponse"]
     )
 
 
@@ -81,9 +77,7 @@ def test_planner_stops_when_the_evidence_has_no_new_leads(bedrock):
 
 
 def test_comparison_across_knowledge_bases_routes_each_side_by_description(bedrock):
-    events = run(
-        bedrock, **request("Compare the WebhookRelay retry attempts in the documentation with the runbook")
-    )
+    events = run(bedrock, **request("Compare the WebhookRelay retry attempts in the documentation with the runbook"))
     plan = finished(events, "Planning")[0]
     routes = {
         a["retrieve"]["inputQuery"]["text"]: [s["identifier"] for s in a["retrieve"]["sourceRetrievers"]]
@@ -151,9 +145,7 @@ def test_result_metadata_has_the_service_keys_and_the_documents_attributes(bedro
 
 
 def test_answer_is_streamed_in_pieces_and_cites_the_results(bedrock):
-    events = run(
-        bedrock, **request("How many rows can one BulkExport contain and how long are exports kept?")
-    )
+    events = run(bedrock, **request("How many rows can one BulkExport contain and how long are exports kept?"))
     pieces = [e["responseEvent"]["text"] for e in events if "responseEvent" in e]
     generated = result(events)["generatedResponse"]
     assert len(pieces) > 2 and "".join(pieces) == generated["answer"]
@@ -191,9 +183,7 @@ def test_guardrail_intervenes_on_forbidden_questions(bedrock):
 def test_retrieval_instruction_is_reported_as_applied(bedrock):
     events = run(
         bedrock,
-        **request(
-            "exports", retrievalInstructionConfiguration={"retrievalInstructionId": "abc", "version": "2"}
-        ),
+        **request("exports", retrievalInstructionConfiguration={"retrievalInstructionId": "abc", "version": "2"}),
     )
     assert finished(events, "Planning")[0]["appliedInstruction"] == {"id": "abc", "version": "2"}
 
@@ -206,9 +196,7 @@ def test_acl_protected_documents_need_a_listed_user(bedrock, user, visible):
     extra = {"userContext": {"userId": user}} if user else {}
     events = run(bedrock, **request(ROADMAP, ("docs",), **extra))
     seen = {
-        r["metadata"]["x-amz-bedrock-kb-document-id"]
-        for t in traces(events)
-        for r in t.get("retrievalResponse", [])
+        r["metadata"]["x-amz-bedrock-kb-document-id"] for t in traces(events) for r in t.get("retrievalResponse", [])
     }
     seen |= {r["metadata"]["x-amz-bedrock-kb-document-id"] for r in result(events)["results"]}
     assert ("internal/roadmap-2025.md" in seen) is visible
@@ -253,9 +241,7 @@ def test_events_are_flushed_as_they_are_produced(bedrock, emulator):
     emulator.set_faults(delay_ms=40)
     arrivals = []
     start = time.monotonic()
-    for _ in bedrock.agentic_retrieve_stream(**request("How long are exports kept?", max_iterations=1))[
-        "stream"
-    ]:
+    for _ in bedrock.agentic_retrieve_stream(**request("How long are exports kept?", max_iterations=1))["stream"]:
         arrivals.append(time.monotonic() - start)
     assert len(arrivals) >= 6
     assert arrivals[-1] - arrivals[0] >= 0.04 * (len(arrivals) - 1) * 0.8
