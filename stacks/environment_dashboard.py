@@ -16,7 +16,7 @@ from constructs import Construct
 from lambdas.endpoint import metric_names as names
 from schema.alarms import AccountThresholds
 from stacks.metrics import BedrockMetrics, EndpointMetrics
-from stacks.widgets import GRAPH_WIDTH, ROW_HEIGHT, TEXT_WIDTH, explained_row, graph
+from stacks.widgets import GRAPH_WIDTH, ROW_HEIGHT, TEXT_WIDTH, explained_row, graph, titled_dashboard
 
 BEDROCK = """### Bedrock (whole account)
 Calls, client errors (4xx), server errors (5xx) and **throttles** (429s, not counted as errors) for
@@ -63,20 +63,11 @@ class EnvironmentDashboard(Construct):
     ):
         super().__init__(scope, construct_id)
         bedrock = BedrockMetrics()
-        self.dashboard = cloudwatch.Dashboard(
+        self.dashboard = titled_dashboard(
             self,
-            "Dashboard",
-            dashboard_name=dashboard_name,
-            default_interval=Duration.hours(3),
-            period_override=cloudwatch.PeriodOverride.AUTO,
-        )
-        self.dashboard.add_widgets(
-            cloudwatch.TextWidget(
-                markdown=f"# Environment `{dashboard_name}`\nBedrock's account-level metrics, the "
-                "AgenticRetrieveStream quota, and one row per tenant. What each alarm means: docs/operations.md.",
-                width=24,
-                height=2,
-            )
+            dashboard_name,
+            f"# Environment `{dashboard_name}`\nBedrock's account-level metrics, the "
+            "AgenticRetrieveStream quota, and one row per tenant.",
         )
         each_operation = names.BEDROCK_OPERATIONS
         self.dashboard.add_widgets(

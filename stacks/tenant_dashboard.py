@@ -17,7 +17,7 @@ from constructs import Construct
 from lambdas.endpoint import metric_names as names
 from schema.alarms import TenantThresholds
 from stacks.metrics import EndpointMetrics
-from stacks.widgets import GRAPH_WIDTH, ROW_HEIGHT, explained_row, graph
+from stacks.widgets import GRAPH_WIDTH, ROW_HEIGHT, explained_row, graph, titled_dashboard
 
 TRAFFIC = """### Traffic and errors
 Requests and the requests that ended with an **error**, by code (codes: the endpoint's
@@ -90,21 +90,11 @@ class TenantDashboard(Construct):
     ):
         super().__init__(scope, construct_id)
         m = EndpointMetrics(tenant)
-        self.dashboard = cloudwatch.Dashboard(
+        self.dashboard = titled_dashboard(
             self,
-            "Dashboard",
-            dashboard_name=dashboard_name,
-            default_interval=Duration.hours(3),
-            period_override=cloudwatch.PeriodOverride.AUTO,
-        )
-        self.dashboard.add_widgets(
-            cloudwatch.TextWidget(
-                markdown=f"# Tenant `{tenant}`\nEndpoint metrics are the service's own (namespace "
-                f"`{names.NAMESPACE}`, dimension `{names.TENANT_DIMENSION}={tenant}`). What each alarm means: "
-                "docs/operations.md.",
-                width=24,
-                height=2,
-            )
+            dashboard_name,
+            f"# Tenant `{tenant}`\nEndpoint metrics are the service's own (namespace "
+            f"`{names.NAMESPACE}`, dimension `{names.TENANT_DIMENSION}={tenant}`).",
         )
         self._row(
             TRAFFIC,

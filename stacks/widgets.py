@@ -6,6 +6,7 @@ from collections.abc import Sequence
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
+from constructs import Construct
 
 ROW_HEIGHT = 6
 TEXT_WIDTH = 6
@@ -37,3 +38,20 @@ def graph(
 def explained_row(text: str, widgets: Sequence[cloudwatch.IWidget]) -> cloudwatch.Row:
     """A row that starts with what it shows and what to do when it turns red."""
     return cloudwatch.Row(cloudwatch.TextWidget(markdown=text, width=TEXT_WIDTH, height=ROW_HEIGHT), *widgets)
+
+
+def titled_dashboard(scope: Construct, dashboard_name: str, heading_markdown: str) -> cloudwatch.Dashboard:
+    """A dashboard over the last 3 hours whose first row says what it shows and where alarms are explained."""
+    dashboard = cloudwatch.Dashboard(
+        scope,
+        "Dashboard",
+        dashboard_name=dashboard_name,
+        default_interval=Duration.hours(3),
+        period_override=cloudwatch.PeriodOverride.AUTO,
+    )
+    dashboard.add_widgets(
+        cloudwatch.TextWidget(
+            markdown=f"{heading_markdown} What each alarm means: docs/operations.md.", width=24, height=2
+        )
+    )
+    return dashboard
