@@ -48,6 +48,26 @@ class AlarmSpec:
     missing_data: str
 
 
+def _runbook_line(runbook_url: str | None) -> str:
+    return f"Runbook: {runbook_url}" if runbook_url else ""
+
+
+def _create_all(
+    scope: Construct,
+    specs: list[AlarmSpec],
+    *,
+    name_prefix: str,
+    evaluation_periods: int,
+    runbook_url: str | None,
+) -> dict[str, cloudwatch.Alarm]:
+    """One alarm per spec, keyed by the spec's key, each pointing at the runbook when there is one."""
+    runbook = _runbook_line(runbook_url)
+    return {
+        spec.key: _create(scope, spec, name_prefix=name_prefix, evaluation_periods=evaluation_periods, extra=runbook)
+        for spec in specs
+    }
+
+
 def _create(
     scope: Construct, spec: AlarmSpec, *, name_prefix: str, evaluation_periods: int, extra: str = ""
 ) -> cloudwatch.Alarm:
@@ -147,19 +167,15 @@ class EndpointAlarms(Construct):
                 IDLE_IS_FINE,
             ),
         ]
-        runbook = f"Runbook: {runbook_url}" if runbook_url else ""
-        self.alarms: dict[str, cloudwatch.Alarm] = {
-            spec.key: _create(
-                self, spec, name_prefix=name_prefix, evaluation_periods=t.evaluation_periods, extra=runbook
-            )
-            for spec in specs
-        }
+        self.alarms = _create_all(
+            self, specs, name_prefix=name_prefix, evaluation_periods=t.evaluation_periods, runbook_url=runbook_url
+        )
         self.composite = cloudwatch.CompositeAlarm(
             self,
             "Page",
             composite_alarm_name=f"{name_prefix}-page",
             alarm_description=f"Tenant {tenant}: one of its endpoint alarms is in ALARM (see which on the "
-            f"tenant dashboard {name_prefix}). {runbook}".strip(),
+            f"tenant dashboard {name_prefix}). {_runbook_line(runbook_url)}".strip(),
             alarm_rule=cloudwatch.AlarmRule.any_of(*self.alarms.values()),
         )
         if topic is not None:
@@ -230,13 +246,9 @@ class BedrockAccountAlarms(Construct):
                 IDLE_IS_FINE,
             ),
         ]
-        runbook = f"Runbook: {runbook_url}" if runbook_url else ""
-        self.alarms: dict[str, cloudwatch.Alarm] = {
-            spec.key: _create(
-                self, spec, name_prefix=name_prefix, evaluation_periods=t.evaluation_periods, extra=runbook
-            )
-            for spec in specs
-        }
+        self.alarms = _create_all(
+            self, specs, name_prefix=name_prefix, evaluation_periods=t.evaluation_periods, runbook_url=runbook_url
+        )
         if topic is not None:
             for alarm in self.alarms.values():
                 alarm.add_alarm_action(actions.SnsAction(topic))
