@@ -90,9 +90,10 @@ def test_events_reach_the_client_while_the_upstream_is_still_streaming(endpoint,
         frames = iter_frames(response)
         first = next(frames)
         arrivals.append(first.at)
-        # Holding the first event, the upstream stream has not finished yet.
-        upstream = emulator.streams()[-1]
-        assert upstream["finished"] is False and upstream["events_sent"] >= 1
+        # Holding the first event, the upstream stream has not finished yet. (The emulator counts an
+        # event after writing it, so the count may trail the client's read by a moment.)
+        upstream = wait_for(lambda: [s for s in emulator.streams()[-1:] if s["events_sent"] >= 1])[0]
+        assert upstream["finished"] is False
         rest = list(frames)
         arrivals += [f.at for f in rest]
     assert rest[-1].type == "done"
