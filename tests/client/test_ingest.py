@@ -263,22 +263,7 @@ def test_following_stops_at_the_timeout_and_says_the_job_keeps_running(clients):
 
 def test_dry_run_prints_the_plan_without_calling_aws(documents, monkeypatch):
     monkeypatch.setattr(ingest, "make_clients", lambda region: pytest.fail("dry run must not create clients"))
-    result = CliRunner().invoke(
-        main,
-        [
-            "ingest",
-            "--env",
-            "dev",
-            "--tenant",
-            "acme",
-            "--kb",
-            "docs",
-            "--config",
-            str(EXAMPLE_CONFIG),
-            "--dry-run",
-            str(documents),
-        ],
-    )
+    result = _ingest("--dry-run", str(documents))
     assert result.exit_code == 0, result.output
     assert "/akb/dev/acme/kb/docs/data-source/0/bucket" in result.output
     assert f"{documents / 'intro.md'} -> docs/intro.md" in result.output
@@ -290,63 +275,26 @@ def test_command_exits_1_when_a_document_failed(clients, documents, monkeypatch)
     monkeypatch.setattr(ingest, "make_clients", lambda region: (made["s3"], made["ssm"], made["bedrock-agent"]))
     _expect_parameters(stubbers["ssm"])
     _expect_job(stubbers, ["docs/intro.md"], [("FAILED", 0)])
-    result = CliRunner().invoke(
-        main,
-        [
-            "ingest",
-            "--env",
-            "dev",
-            "--tenant",
-            "acme",
-            "--kb",
-            "docs",
-            "--interval",
-            "0",
-            "--config",
-            str(EXAMPLE_CONFIG),
-            str(documents / "intro.md"),
-        ],
-    )
+    result = _ingest("--interval", "0", str(documents / "intro.md"))
     assert result.exit_code == 1 and "Job FAILED." in result.output
 
 
 def test_bad_input_is_one_line_without_a_stack_trace(tmp_path):
-    result = CliRunner().invoke(
-        main,
-        [
-            "ingest",
-            "--env",
-            "dev",
-            "--tenant",
-            "acme",
-            "--kb",
-            "docs",
-            "--config",
-            str(EXAMPLE_CONFIG),
-            str(tmp_path / "missing"),
-        ],
-    )
+    result = _ingest(str(tmp_path / "missing"))
     assert result.exit_code == 1
     assert "no such file or directory" in result.output and "Traceback" not in result.output
 
 
-def _dry_run(*paths):
+def _ingest(*args):
+    """`akb ingest --env dev --tenant acme --kb docs --config <example> ARGS...`"""
     return CliRunner().invoke(
         main,
-        [
-            "ingest",
-            "--env",
-            "dev",
-            "--tenant",
-            "acme",
-            "--kb",
-            "docs",
-            "--config",
-            str(EXAMPLE_CONFIG),
-            "--dry-run",
-            *map(str, paths),
-        ],
+        ["ingest", "--env", "dev", "--tenant", "acme", "--kb", "docs", "--config", str(EXAMPLE_CONFIG), *args],
     )
+
+
+def _dry_run(*paths):
+    return _ingest("--dry-run", *map(str, paths))
 
 
 # Tests run as root here, and root reads a chmod 000 file: unreadable files are made with a broken
