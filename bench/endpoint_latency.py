@@ -192,8 +192,8 @@ threading.Event().wait()
 COLD_SERVICE = """
 import time; t = time.perf_counter()
 import uvicorn
-from lambdas.endpoint import app as module
-module.app
+from lambdas.endpoint import asgi_app as module
+module.app_from_environment()
 from lambdas.endpoint.upstream import shared_client
 shared_client()
 from lambdas.endpoint.logs import logger; logger()

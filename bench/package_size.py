@@ -2,7 +2,7 @@
 
     PYTHONPATH=. python bench/package_size.py
 
-Builds the package exactly as synth does (stacks/bundling.py, pip for manylinux2014_aarch64), into
+Builds the package exactly as synth does (cdk_constructs/endpoint_bundling.py, pip for manylinux2014_aarch64), into
 temporary directories; the first run downloads wheels from PyPI, later runs use .build/.
 """
 
@@ -18,8 +18,8 @@ from pathlib import Path
 
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from stacks.bundling import PipBundling, Target  # after the variable jsii reads at import
-from stacks.streaming_endpoint import RUNTIME
+from cdk_constructs.endpoint_bundling import PipBundling, Target  # after the variable jsii reads at import
+from cdk_constructs.streaming_endpoint import RUNTIME
 
 LAMBDA_ZIP_LIMIT_MB = (
     50  # direct upload; 250 MB unzipped (https://docs.aws.amazon.com/lambda/latest/dg/gettingstarted-limits.html)

@@ -1,6 +1,6 @@
 """Finds a deployed tenant's endpoint URL: the SSM parameter its stack publishes.
 
-The tenant stack writes `/akb/<env>/<tenant>/endpoint/url` (stacks/outputs.py `publish`); the
+The tenant stack writes `/akb/<env>/<tenant>/endpoint/url` (cdk_constructs/stack_outputs.py `publish`); the
 region comes from the environment's config file, so `--env prod --tenant acme` is enough.
 """
 

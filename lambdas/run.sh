@@ -4,5 +4,5 @@
 # AKB_PYTHON lets tests pick an interpreter; in Lambda it is the runtime's python3.
 # /var/task holds both the code (lambdas/) and the bundled dependencies, so it is the one path.
 export PYTHONPATH="${LAMBDA_TASK_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}${PYTHONPATH:+:$PYTHONPATH}"
-exec "${AKB_PYTHON:-python3}" -m uvicorn lambdas.endpoint.app:app \
+exec "${AKB_PYTHON:-python3}" -m uvicorn --factory lambdas.endpoint.asgi_app:app_from_environment \
   --host 127.0.0.1 --port "${AWS_LWA_PORT:-8080}" --no-access-log --log-level warning

@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING
 
 from lambdas.endpoint import metric_names
 from policies.document import PolicyDocument, Statement, allow, document
-from policies.models import model_statements
+from policies.model_access import model_statements
 
 if TYPE_CHECKING:
     from schema import Environment, Tenant

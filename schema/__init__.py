@@ -4,8 +4,8 @@ The loader, `akb validate`, the stacks and the configuration reference in the do
 these models, so a field exists in exactly one place.
 """
 
+from schema.config_errors import ConfigError, Problem
 from schema.environment import Environment
-from schema.errors import ConfigError, Problem
 from schema.loader import Project, load_project
 from schema.tenant import Tenant
 

@@ -6,7 +6,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from schema.alarms import DEFAULT_BEDROCK_QUOTA_PER_MINUTE, Alarms
+from schema.alarm_config import DEFAULT_BEDROCK_QUOTA_PER_MINUTE, Alarms
 from schema.common import AccountId, Arn, Name, Region, StrictModel, unique
 
 # CloudWatch Logs accepts only these retention periods (AWS::Logs::LogGroup RetentionInDays).

@@ -11,7 +11,7 @@ from typing import Annotated, Any, Literal
 from pydantic import Field, field_validator, model_validator
 
 from schema.common import Arn, Name, NonBlank, StrictModel, require_arn_service
-from schema.errors import register_union_tags
+from schema.config_errors import register_union_tags
 
 CONNECTOR_TYPES = ("CONFLUENCE", "SHAREPOINT", "GOOGLE_DRIVE", "ONEDRIVE", "SALESFORCE", "CUSTOM")
 # A custom connector receives documents through the API; the others log in to a SaaS source.

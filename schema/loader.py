@@ -10,8 +10,8 @@ import yaml
 from pydantic import BaseModel, ValidationError
 
 from schema.common import NAME_PATTERN
+from schema.config_errors import ConfigError, Problem, problems_from_validation
 from schema.environment import Environment
-from schema.errors import ConfigError, Problem, problems_from_validation
 from schema.tenant import Tenant
 
 DEFAULT_CONFIG_DIR = Path("config")

@@ -9,9 +9,9 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
-from schema.alarms import TenantAlarms
+from schema.alarm_config import TenantAlarms
 from schema.common import IAM_PRINCIPAL_PATTERN, NonBlank, StrictModel, unique
-from schema.guardrail import Guardrail
+from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
 
 # AgenticRetrieveStream accepts at most 5 retrievers per request (FACTS.md).

@@ -1,1 +1,1 @@
-"""CDK constructs (one file per resource family) and the stacks that compose them."""
+"""The stacks (one per environment platform, one per tenant) and the app builder that composes them."""

@@ -5,14 +5,14 @@ from __future__ import annotations
 import aws_cdk as cdk
 from constructs import Construct
 
+from cdk_constructs.removal import removal_policy
+from cdk_constructs.resource_names import resource_prefix
+from monitoring.alarm_topic import AlarmTopic
+from monitoring.alarms import BedrockAccountAlarms
+from monitoring.environment_dashboard import EnvironmentDashboard
+from monitoring.tenant_observability import RUNBOOK
 from schema import Project
-from schema.alarms import account_thresholds
-from stacks.alarm_topic import AlarmTopic
-from stacks.alarms import BedrockAccountAlarms
-from stacks.environment_dashboard import EnvironmentDashboard
-from stacks.naming import resource_prefix
-from stacks.observability import RUNBOOK
-from stacks.removal import removal_policy
+from schema.alarm_config import account_thresholds
 
 
 class PlatformStack(cdk.Stack):

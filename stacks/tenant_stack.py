@@ -8,20 +8,20 @@ from __future__ import annotations
 import aws_cdk as cdk
 from constructs import Construct
 
+from cdk_constructs.document_bucket import DocumentBucket
+from cdk_constructs.guardrail import Guardrail
+from cdk_constructs.knowledge_base import KnowledgeBase
+from cdk_constructs.knowledge_outputs import publish_knowledge
+from cdk_constructs.log_group import log_group
+from cdk_constructs.removal import removal_policy
+from cdk_constructs.resource_names import bounded_name, endpoint_log_group_name, query_folder, resource_prefix
+from cdk_constructs.retrieval_instruction import RetrievalInstruction
+from cdk_constructs.streaming_endpoint import StreamingEndpoint
+from monitoring.tenant_observability import TenantObservability
 from schema import Project, Tenant
-from schema.alarms import tenant_thresholds
+from schema.alarm_config import tenant_thresholds
 from schema.knowledge import S3Source
-from stacks.document_bucket import DocumentBucket
-from stacks.guardrail import Guardrail
-from stacks.knowledge_base import KnowledgeBase
-from stacks.knowledge_outputs import publish_knowledge
-from stacks.log_group import log_group
-from stacks.naming import bounded_name, endpoint_log_group_name, query_folder, resource_prefix
-from stacks.observability import TenantObservability
 from stacks.platform_stack import PlatformStack
-from stacks.removal import removal_policy
-from stacks.retrieval_instruction import RetrievalInstruction
-from stacks.streaming_endpoint import StreamingEndpoint
 
 
 class TenantStack(cdk.Stack):

@@ -98,7 +98,7 @@ def start_endpoint(emulator: Any, settings: TenantSettings | None = None, **serv
     """Serves the endpoint on 127.0.0.1 (a free port) until `stop()`; returns once it accepts requests."""
     import uvicorn
 
-    from lambdas.endpoint.app import create_app
+    from lambdas.endpoint.asgi_app import create_app
 
     lines: list[str] = []
     service.setdefault("write_metrics", lines.append)

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import click
 
-from client import ingest
+from client import ingestion as ingest
 from client.options import config_option, env_option, load_or_exit
 
 

@@ -1,7 +1,7 @@
 """`akb policy`: the IAM a tenant gets, as JSON for a security review, without synthesizing.
 
 Built by the same pure functions the stacks attach (policies/), fed with what config already knows
-(partition, region, account, names from stacks/naming.py) and named placeholders for what exists
+(partition, region, account, names from cdk_constructs/resource_names.py) and named placeholders for what exists
 only after deploy: `<kb:docs:id>`, `<guardrail:id>`, `<account>` for an environment-agnostic config.
 """
 
@@ -46,9 +46,9 @@ def partition_for(region: str) -> str:
 
 def review(project, tenant_name: str) -> dict:
     """The execution role, the invoker policy and the URL permissions of one tenant, as dicts."""
+    from cdk_constructs.resource_names import endpoint_function_name, endpoint_log_group_name, invoke_policy_name
     from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
     from policies.invoker import invoker_policy, url_permissions
-    from stacks.naming import endpoint_function_name, endpoint_log_group_name, invoke_policy_name
 
     environment = project.environment
     tenant = project.tenants[tenant_name]
@@ -93,7 +93,7 @@ def review(project, tenant_name: str) -> dict:
 
 def _knowledge_base_role(kb, partition: str, region: str, account: str) -> dict:
     """The service role of one knowledge base (policies/knowledge_base_role.py), mapped from its config
-    the way stacks/knowledge_base.py maps it; the tenant's generated bucket name is a placeholder."""
+    the way cdk_constructs/knowledge_base.py maps it; the tenant's generated bucket name is a placeholder."""
     from policies.knowledge_base_role import (
         BucketRead,
         KnowledgeBaseRoleInputs,

@@ -13,7 +13,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from client.evaluation.dataset import EvalItem
-from client.evaluation.metrics import (
+from client.evaluation.runner import Record
+from client.evaluation.scores import (
     Judged,
     complete_at,
     hit_at,
@@ -23,7 +24,6 @@ from client.evaluation.metrics import (
     recall_at,
     reciprocal_rank,
 )
-from client.evaluation.runner import Record
 
 REPORT_VERSION = 1
 

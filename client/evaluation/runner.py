@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import Any
 
 from client.evaluation.dataset import EvalItem
-from client.evaluation.metrics import abstained, judge, rank_documents
+from client.evaluation.scores import abstained, judge, rank_documents
 from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, ResultEvent, TextEvent, TraceEvent
 from lambdas.endpoint.routing import ROUTING_STEP
 

@@ -31,7 +31,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from lambdas.endpoint.errors import ApiError
+from lambdas.endpoint.api_errors import ApiError
 
 CONTEXT_HEADER = "x-amzn-request-context"
 LOCAL_MODE_ENV = "AKB_LOCAL_MODE"

@@ -2,7 +2,7 @@
 
 The service logs with Powertools Logger (one JSON object per line); keys passed with `extra=` or
 `append_keys` land at the top level of the record, which is how CloudWatch Logs Insights finds
-them. The saved queries (stacks/log_queries.py) are built from these constants, so a renamed key
+them. The saved queries (monitoring/saved_queries.py) are built from these constants, so a renamed key
 changes both sides at once.
 
 Records the queries rely on:

@@ -16,8 +16,10 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
-from lambdas.endpoint import errors, identity, metrics, modes
+from lambdas.endpoint import api_errors as errors
+from lambdas.endpoint import identity, modes
 from lambdas.endpoint import log_fields as lf
+from lambdas.endpoint import request_metrics as metrics
 from lambdas.endpoint.encoding import Encoder, encoder_for
 from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, TraceEvent, event_to_dict
 from lambdas.endpoint.logs import RequestLog

@@ -15,7 +15,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
-from lambdas.endpoint.errors import ApiError
+from lambdas.endpoint.api_errors import ApiError
 from lambdas.endpoint.filters import FilterError, validate_filter
 from lambdas.endpoint.settings import TenantSettings
 

@@ -11,7 +11,7 @@ import threading
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from local.emulator.errors import ServiceError, shape_name
+from local.emulator.service_errors import ServiceError, shape_name
 
 _COUNTERS = ("throttle_before", "error_before", "fail_retrievals")
 _OPTIONAL_COUNTS = ("error_after_events", "drop_after_events")

@@ -16,7 +16,7 @@ import bm25s
 import numpy as np
 
 from local.emulator.corpus import Chunk, Document, KnowledgeBase
-from local.emulator.filters import matches
+from local.emulator.filter_match import matches
 from local.emulator.text import tokenize
 
 

@@ -20,14 +20,14 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from local.emulator.agentic import AgenticRun
+from local.emulator.agentic_stream import AgenticRun
 from local.emulator.corpus import KnowledgeBase
-from local.emulator.errors import ServiceError
 from local.emulator.faults import Faults
 from local.emulator.index import KnowledgeBaseIndex
 from local.emulator.journal import Journal
 from local.emulator.pump import End, pump
-from local.emulator.retrieve import run_retrieve
+from local.emulator.retrieve_api import run_retrieve
+from local.emulator.service_errors import ServiceError
 from local.emulator.validation import validate_agentic, validate_retrieve
 
 log = logging.getLogger("local.emulator")

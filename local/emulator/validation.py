@@ -14,8 +14,8 @@ import re
 from collections.abc import Collection
 from typing import Any
 
-from local.emulator.errors import ServiceError
-from local.emulator.filters import validate_filter
+from local.emulator.filter_match import validate_filter
+from local.emulator.service_errors import ServiceError
 
 MAX_RETRIEVERS = 5  # FACTS.md: up to 5 retrievers per request
 MAX_QUERY_CHARS = 10_000  # FACTS.md: kb-managed-quotas, query text 10,000 characters

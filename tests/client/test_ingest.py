@@ -15,11 +15,11 @@ import pytest
 from botocore.stub import ANY, Stubber
 from click.testing import CliRunner
 
-from client import ingest
+from client import ingestion as ingest
 from client.cli import main
 from client.commands import ingest as ingest_command
+from tests.cdk_constructs.probe import example_project
 from tests.conftest import EXAMPLE_CONFIG
-from tests.stacks.probe import example_project
 
 KB, DS, JOB, BUCKET = "KB12345678", "DS12345678", "JOB1234567", "akb-dev-acme-documents"
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

@@ -31,7 +31,19 @@ BUNDLED = {
     "idna",
     "sniffio",
 }
-PROJECT_PACKAGES = {"schema", "stacks", "client", "local", "policies", "aws_cdk", "constructs", "jsii", "tests"}
+PROJECT_PACKAGES = {
+    "schema",
+    "stacks",
+    "cdk_constructs",
+    "monitoring",
+    "client",
+    "local",
+    "policies",
+    "aws_cdk",
+    "constructs",
+    "jsii",
+    "tests",
+}
 
 
 def test_the_service_and_a_request_import_nothing_from_the_rest_of_the_project():
@@ -39,7 +51,9 @@ def test_the_service_and_a_request_import_nothing_from_the_rest_of_the_project()
 import json, sys
 before = set(sys.modules)
 import uvicorn
-from lambdas.endpoint import app, errors, filters, identity, metrics, query, relay, translate
+from lambdas.endpoint import asgi_app, filters, identity, query, relay, translate
+from lambdas.endpoint import api_errors as errors
+from lambdas.endpoint import request_metrics as metrics
 from lambdas.endpoint.modes import agentic
 from lambdas.endpoint.logs import logger
 logger()

@@ -6,7 +6,7 @@ import pytest
 
 from lambdas.endpoint import metric_names
 from policies.endpoint_role import WILDCARD_REASONS, EndpointRoleInputs, endpoint_role_policy, inputs_for
-from policies.models import parse_model_arn
+from policies.model_access import parse_model_arn
 from schema import load_project
 
 KB_ARNS = (

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from schema import ConfigError, load_project
-from schema.alarms import account_thresholds, expected_iterations, tenant_thresholds
+from schema.alarm_config import account_thresholds, expected_iterations, tenant_thresholds
 
 
 def _problems(config_copy) -> list[str]:

@@ -7,8 +7,8 @@ import re
 
 import pytest
 
+from cdk_constructs.resource_names import tenant_stack_name
 from policies.endpoint_role import WILDCARD_REASONS
-from stacks.naming import tenant_stack_name
 from tests.stacks.templates import as_list, policy_documents, render, statements
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]

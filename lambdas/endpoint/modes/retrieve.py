@@ -28,7 +28,7 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
-from lambdas.endpoint.errors import classify
+from lambdas.endpoint.api_errors import classify
 from lambdas.endpoint.events import Event, GuardrailWarning, ResultEvent, ResultItem, SubQuery, TraceEvent
 from lambdas.endpoint.fusion import chunk_key, reciprocal_rank_fusion
 from lambdas.endpoint.request import Query

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from client.evaluation.metrics import (
+from client.evaluation.scores import (
     RankedDocument,
     abstained,
     complete_at,

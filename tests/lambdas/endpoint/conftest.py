@@ -12,7 +12,7 @@ with warnings.catch_warnings():  # starlette 1.x nudges towards httpx2; httpx is
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from lambdas.endpoint.app import create_app
+from lambdas.endpoint.asgi_app import create_app
 from tests.endpoint_server import build_service, tenant_settings
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from botocore.exceptions import ClientError
 
-from lambdas.endpoint.errors import _PERMISSION_HINT, access_denied_message, api_error_for
+from lambdas.endpoint.api_errors import _PERMISSION_HINT, access_denied_message, api_error_for
 
 ROLE = "arn:aws:sts::123456789012:assumed-role/akb-dev-acme-endpoint/akb-dev-acme-endpoint"
 KB = "arn:aws:bedrock:eu-west-1:123456789012:knowledge-base/KB12345678"

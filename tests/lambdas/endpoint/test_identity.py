@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from lambdas.endpoint.errors import ApiError
+from lambdas.endpoint.api_errors import ApiError
 from lambdas.endpoint.identity import (
     LOCAL_DEFAULT_CALLER,
     caller_from_arn,

@@ -295,7 +295,7 @@ bodies = (
 @pytest.fixture(scope="module")
 def fuzz_client(emulator):
     """One in-process app for every example (hypothesis calls the test body many times)."""
-    from lambdas.endpoint.app import create_app
+    from lambdas.endpoint.asgi_app import create_app
     from tests.endpoint_server import build_service
     from tests.lambdas.endpoint.conftest import TestClient
 

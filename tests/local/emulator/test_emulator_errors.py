@@ -8,7 +8,7 @@ import httpx
 import pytest
 from botocore.exceptions import ClientError, EventStreamError, ReadTimeoutError
 
-from local.emulator.errors import ERRORS
+from local.emulator.service_errors import ERRORS
 from tests.local.emulator_helpers import request, retriever, run
 
 STREAM_EXCEPTIONS = sorted(member for member, _ in ERRORS.values())

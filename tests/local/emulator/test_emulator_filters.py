@@ -2,8 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from local.emulator.errors import ServiceError
-from local.emulator.filters import matches, validate_filter
+from local.emulator.filter_match import matches, validate_filter
+from local.emulator.service_errors import ServiceError
 
 META = {"product": "skyledger", "year": 2024, "tags": ["export", "billing"], "title": "BulkExport guide"}
 

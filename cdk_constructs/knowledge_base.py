@@ -1,0 +1,244 @@
+"""A MANAGED Bedrock knowledge base with its service role and data sources.
+
+Agentic retrieval works only with MANAGED knowledge bases: Bedrock owns the vector store, so there
+is no StorageConfiguration. https://docs.aws.amazon.com/bedrock/latest/userguide/kb-managed.html
+"""
+
+from __future__ import annotations
+
+from typing import Literal
+
+import aws_cdk as cdk
+from aws_cdk import aws_bedrock as bedrock
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_iam as iam
+from constructs import Construct
+
+from cdk_constructs.data_source import DataSource
+from cdk_constructs.document_bucket import DocumentBucket
+from cdk_constructs.nag_checks import acknowledge
+from cdk_constructs.resource_names import bounded_name
+from cdk_constructs.resource_refs import KnowledgeBaseRef
+from policies.knowledge_base_role import (
+    BEDROCK_SERVICE,
+    KNOWLEDGE_BASE_METRIC_NAMESPACE,
+    BucketRead,
+    KnowledgeBaseRoleInputs,
+    knowledge_base_role_policy,
+    trust_conditions,
+)
+from schema.knowledge import ConnectorSource, S3Source
+from schema.knowledge import KnowledgeBase as KnowledgeBaseConfig
+
+# AWS::Bedrock::KnowledgeBase Description: 1-200 characters.
+MAX_DESCRIPTION = 200
+# The only operation whose knowledge-base metrics carry a KnowledgeBaseId dimension (FACTS.md).
+Operation = Literal["Retrieve"]
+
+
+class KnowledgeBase(Construct):
+    """One alias of a tenant: `AWS::Bedrock::KnowledgeBase` (MANAGED), its role and its sources.
+
+    :param config: the validated `knowledge_bases[]` entry: `alias`, `description` (the planner
+        routes by it; the first 200 characters also become the resource's Description), `sources`,
+        `embedding` (default MANAGED: Bedrock picks the model; CUSTOM needs `model_arn`), and
+        `kms_key_arn` (default: an AWS owned key). https://docs.aws.amazon.com/bedrock/latest/userguide/kb-managed.html
+    :param name: the knowledge base's name; its data sources are named `<name>-<n>`.
+    :param documents: the tenant's document bucket, read by `s3` sources without `bucket_arn`.
+    :param removal_policy: the environment's; applies to the knowledge base and its data sources.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        config: KnowledgeBaseConfig,
+        name: str,
+        documents: DocumentBucket | None,
+        removal_policy: cdk.RemovalPolicy,
+    ):
+        super().__init__(scope, construct_id)
+        self.config = config
+        self.alias = config.alias
+        stack = cdk.Stack.of(self)
+        buckets = self._bucket_reads(documents)
+
+        # Bedrock assumes the role only for this account's knowledge bases (confused-deputy guard).
+        self.role = iam.Role(
+            self,
+            "Role",
+            assumed_by=iam.PrincipalWithConditions(
+                iam.ServicePrincipal(BEDROCK_SERVICE), trust_conditions(stack.partition, stack.region, stack.account)
+            ),
+            description=f"Knowledge base {name}: reads its own sources only",
+        )
+        role_inputs = KnowledgeBaseRoleInputs(
+            partition=stack.partition,
+            region=stack.region,
+            account=stack.account,
+            buckets=[BucketRead(arn, prefixes) for arn, prefixes in buckets.items()],
+            secret_arns=[s.secret_arn for s in config.sources if isinstance(s, ConnectorSource) and s.secret_arn],
+            kms_key_arns=[config.kms_key_arn] if config.kms_key_arn else [],
+            embedding_model_arn=config.embedding.model_arn,
+        )
+        self.role_policy = iam.Policy(
+            self,
+            "RolePolicy",
+            roles=[self.role],
+            document=iam.PolicyDocument.from_json(knowledge_base_role_policy(role_inputs)),
+        )
+        self._acknowledge_wildcards(role_inputs)
+
+        managed = bedrock.CfnKnowledgeBase.ManagedKnowledgeBaseConfigurationProperty(
+            embedding_model_type=config.embedding.type,
+            embedding_model_arn=config.embedding.model_arn,
+            server_side_encryption_configuration=(
+                bedrock.CfnKnowledgeBase.ManagedKnowledgeBaseServerSideEncryptionConfigurationProperty(
+                    kms_key_arn=config.kms_key_arn
+                )
+                if config.kms_key_arn
+                else None
+            ),
+        )
+        self.resource = bedrock.CfnKnowledgeBase(
+            self,
+            "Resource",
+            name=name,
+            description=_truncate(config.description, MAX_DESCRIPTION),
+            role_arn=self.role.role_arn,
+            knowledge_base_configuration=bedrock.CfnKnowledgeBase.KnowledgeBaseConfigurationProperty(
+                type="MANAGED", managed_knowledge_base_configuration=managed
+            ),
+        )
+        # Creation fails if the role cannot yet read the sources: the policy must exist first.
+        self.resource.add_resource_dependency(self.role_policy.node.default_child)
+        self.resource.apply_removal_policy(removal_policy)
+
+        self.data_sources: list[DataSource] = [
+            DataSource(
+                self,
+                f"Source{index}",
+                knowledge_base_id=self.knowledge_base_id,
+                name=bounded_name(f"{name}-{index}", 100),
+                source=source,
+                bucket_name=_bucket_name(source, documents),
+                account=stack.account,
+                removal_policy=removal_policy,
+            )
+            for index, source in enumerate(config.sources)
+        ]
+
+    def _bucket_reads(self, documents: DocumentBucket | None) -> dict[str, list[str]]:
+        reads: dict[str, list[str]] = {}
+        for index, source in enumerate(self.config.sources):
+            if not isinstance(source, S3Source):
+                continue
+            if source.bucket_arn is None and documents is None:
+                raise ValueError(
+                    f"{self.node.path}: sources[{index}] reads the tenant's document bucket but none was "
+                    "given; pass documents=DocumentBucket(...) or set bucket_arn on the source"
+                )
+            arn = source.bucket_arn or documents.bucket_arn
+            reads.setdefault(arn, []).append(source.prefix)
+        return reads
+
+    def _acknowledge_wildcards(self, inputs: KnowledgeBaseRoleInputs) -> None:
+        acknowledge(
+            self.role_policy,
+            "IAM5",
+            "cloudwatch:PutMetricData has no resource-level permissions "
+            "(https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudwatch.html); "
+            "the statement is limited to the AWS/Bedrock/KnowledgeBases namespace by condition",
+            finding="Resource::*",
+        )
+        stack = cdk.Stack.of(self)
+        for read in inputs.buckets:
+            for prefix in read.prefixes:
+                acknowledge(
+                    self.role_policy,
+                    "IAM5",
+                    "the knowledge base reads every document under its source's key prefix, whose "
+                    "names are not known at deploy time; the knowledge base service role is granted "
+                    "s3:GetObject on bucket objects "
+                    "(https://docs.aws.amazon.com/bedrock/latest/userguide/kb-permissions.html)",
+                    finding=f"Resource::{_nag_resource(stack, read.bucket_arn)}/{prefix}*",
+                )
+
+    # --- identifiers -------------------------------------------------------------------------
+
+    @property
+    def knowledge_base_id(self) -> str:
+        return self.resource.attr_knowledge_base_id
+
+    @property
+    def knowledge_base_arn(self) -> str:
+        return self.resource.attr_knowledge_base_arn
+
+    @property
+    def ref(self) -> KnowledgeBaseRef:
+        return KnowledgeBaseRef(
+            alias=self.alias,
+            description=self.config.description,
+            knowledge_base_id=self.knowledge_base_id,
+            knowledge_base_arn=self.knowledge_base_arn,
+        )
+
+    # --- grants ------------------------------------------------------------------------------
+
+    def grant_retrieve(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Retrieve from this knowledge base, and read whole documents (FullDocumentExpansion)."""
+        return iam.Grant.add_to_principal(
+            grantee=grantee,
+            actions=["bedrock:Retrieve", "bedrock:GetDocumentContent"],
+            resource_arns=[self.knowledge_base_arn],
+        )
+
+    # --- metrics -----------------------------------------------------------------------------
+
+    def metric(self, metric_name: str, *, operation: Operation = "Retrieve", **props) -> cloudwatch.Metric:
+        """A metric of this knowledge base in `AWS/Bedrock/KnowledgeBases`.
+
+        Only Retrieve metrics carry the KnowledgeBaseId dimension; AgenticRetrieveStream metrics
+        are per account and region (docs.aws.amazon.com/bedrock/latest/userguide/kb-managed-observability.html).
+        """
+        props.setdefault("statistic", "Sum")
+        return cloudwatch.Metric(
+            namespace=KNOWLEDGE_BASE_METRIC_NAMESPACE,
+            metric_name=metric_name,
+            dimensions_map={"Operation": operation, "KnowledgeBaseId": f"knowledge-base/{self.knowledge_base_id}"},
+            **props,
+        )
+
+    def metric_invocations(self, **props) -> cloudwatch.Metric:
+        return self.metric("Invocations", **props)
+
+    def metric_client_errors(self, **props) -> cloudwatch.Metric:
+        return self.metric("ClientErrors", **props)
+
+    def metric_server_errors(self, **props) -> cloudwatch.Metric:
+        return self.metric("ServerErrors", **props)
+
+    def metric_throttles(self, **props) -> cloudwatch.Metric:
+        """429s; not counted as errors by the service."""
+        return self.metric("Throttles", **props)
+
+
+def _bucket_name(source, documents: DocumentBucket | None) -> str | None:
+    if not isinstance(source, S3Source):
+        return None
+    return source.bucket_arn.split(":::", 1)[1] if source.bucket_arn else documents.bucket_name
+
+
+def _truncate(text: str, limit: int) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _nag_resource(stack: cdk.Stack, arn: str) -> str:
+    """How cdk-nag writes a bucket ARN in a finding id: `<LogicalId.Arn>` for a token."""
+    if not cdk.Token.is_unresolved(arn):
+        return arn
+    resolved = stack.resolve(arn)
+    logical_id, attribute = resolved["Fn::GetAtt"]
+    return f"<{logical_id}.{attribute}>"

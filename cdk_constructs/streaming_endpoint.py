@@ -1,0 +1,322 @@
+"""One tenant's streaming endpoint: a Python function behind the Lambda Web Adapter and an IAM-only URL.
+
+The Python managed runtime cannot stream a response (FACTS.md, "Python Lambda response streaming"),
+so the function runs the ASGI app under the Lambda Web Adapter layer in `response_stream` mode and
+is reached through a function URL with `InvokeMode.RESPONSE_STREAM`. The URL's auth type is
+`AWS_IAM`, always: callers are the tenant's configured invokers (resource-based permissions) and
+roles that attach the tenant's invoke policy. https://docs.aws.amazon.com/lambda/latest/dg/urls-auth.html
+"""
+
+from __future__ import annotations
+
+import hashlib
+import re
+from collections.abc import Mapping, Sequence
+
+import aws_cdk as cdk
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_logs as logs
+from constructs import Construct
+
+from cdk_constructs.endpoint_bundling import endpoint_code
+from cdk_constructs.endpoint_settings import tenant_settings
+from cdk_constructs.nag_checks import acknowledge, finding_text
+from cdk_constructs.resource_names import endpoint_function_name, invoke_policy_name
+from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
+from cdk_constructs.stack_outputs import publish
+from lambdas.endpoint import metric_names
+from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
+from lambdas.endpoint.settings import TenantSettings
+from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
+from policies.invoker import invoker_policy, url_permissions
+from schema import Project
+
+# The newest Python runtime aws-cdk-lib 2.275 knows (cdk-nag L1 asks for the latest); arm64 wheels.
+RUNTIME = lambda_.Runtime.PYTHON_3_14
+ARCHITECTURE = lambda_.Architecture.ARM_64
+HANDLER = "lambdas/run.sh"  # executed by the adapter's /opt/bootstrap; it execs uvicorn
+# The Lambda Web Adapter's publishing account (https://github.com/awslabs/aws-lambda-web-adapter).
+WEB_ADAPTER_ACCOUNT = "753240598075"
+WEB_ADAPTER_LAYER = "LambdaAdapterLayerArm64"
+ADAPTER_PORT = "8080"
+READINESS_PATH = "/healthz"
+# Lambda: "The total size of all environment variables doesn't exceed 4 KB."
+# https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html
+ENVIRONMENT_LIMIT_BYTES = 4096
+# Longest value a deploy-time token can resolve to, for the synth-time size check.
+KB_ID_LENGTH = 10
+GUARDRAIL_ID_LENGTH = 12
+VERSION_LENGTH = 5
+INSTRUCTION_ID_LENGTH = 12
+OTHER_TOKEN_LENGTH = 100  # an ARN
+_TOKEN = re.compile(r"\$\{Token\[[^\]]+\]\}")
+# Lambda function names: 64 characters (https://docs.aws.amazon.com/lambda/latest/api/API_CreateFunction.html).
+FUNCTION_NAME_LIMIT = 64
+
+
+class StreamingEndpoint(Construct):
+    """The tenant's endpoint function, its execution role, its IAM-only streaming URL and invoke grants.
+
+    Props:
+    - project, tenant_name: config (memory, timeout, reserved concurrency, adapter layer version,
+      invokers, retrieval caps); see README "Configuration reference".
+    - knowledge_bases: the tenant's knowledge bases (at least one); the role can retrieve from
+      these and no other.
+    - log_group: where the function logs (created by the stack with the environment's retention).
+    - guardrail: optional; when given, its id/version go to the service and the role may apply it.
+    - retrieval_instruction: optional; its id/version go to the service.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        project: Project,
+        tenant_name: str,
+        knowledge_bases: Sequence[KnowledgeBaseRef],
+        log_group: logs.ILogGroup,
+        guardrail: GuardrailRef | None = None,
+        retrieval_instruction: RetrievalInstructionRef | None = None,
+    ):
+        super().__init__(scope, construct_id)
+        if not knowledge_bases:
+            raise ValueError(f"{self.node.path}: pass at least one knowledge base (the tenant's)")
+        stack = cdk.Stack.of(self)
+        environment = project.environment
+        tenant = project.tenants[tenant_name]
+        self.tenant_name = tenant_name
+
+        self.settings = tenant_settings(
+            project,
+            tenant_name,
+            knowledge_bases=knowledge_bases,
+            guardrail=guardrail,
+            retrieval_instruction=retrieval_instruction,
+        )
+        environment_variables = {
+            # The adapter starts run.sh and proxies invocations to it; response_stream is the only mode
+            # that streams (any other value silently buffers the whole answer).
+            "AWS_LAMBDA_EXEC_WRAPPER": "/opt/bootstrap",
+            "AWS_LWA_INVOKE_MODE": "response_stream",
+            "AWS_LWA_PORT": ADAPTER_PORT,
+            "AWS_LWA_READINESS_CHECK_PATH": READINESS_PATH,
+            # Tokens inside the JSON (knowledge base ids, guardrail version) become an Fn::Join.
+            SETTINGS_ENV_VAR: self.settings.to_json(),
+        }
+        check_environment_size(
+            environment_variables,
+            token_lengths(knowledge_bases, guardrail, retrieval_instruction),
+            where=f"{self.node.path} (tenant {tenant_name})",
+        )
+
+        log_group_arn = stack.format_arn(
+            service="logs",
+            resource="log-group",
+            resource_name=log_group.log_group_name,
+            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+        )
+        # Our own role with only our document: no AWSLambdaBasicExecutionRole, no CDK-added grants.
+        role_policy = endpoint_role_policy(
+            inputs_for(
+                environment,
+                tenant,
+                knowledge_base_arns=[kb.knowledge_base_arn for kb in knowledge_bases],
+                log_group_arn=log_group_arn,
+                guardrail_arn=guardrail.guardrail_arn if guardrail else None,
+            )
+        )
+        self.role = iam.Role(
+            self,
+            "Role",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description=f"Endpoint of tenant {tenant_name} ({project.env_name}): its own knowledge bases only",
+            inline_policies={"endpoint": iam.PolicyDocument.from_json(role_policy)},
+        )
+        _acknowledge_role_wildcards(self.role, role_policy)
+
+        function_name = endpoint_function_name(project.env_name, tenant_name)
+        if len(function_name) > FUNCTION_NAME_LIMIT:
+            raise ValueError(
+                f"{self.node.path}: function name '{function_name}' has {len(function_name)} characters; "
+                f"Lambda allows {FUNCTION_NAME_LIMIT}: shorten the environment or tenant name"
+            )
+        settings = environment.endpoint
+        self.function = lambda_.Function(
+            self,
+            "Function",
+            function_name=function_name,
+            description=f"Agentic retrieval endpoint, tenant {tenant_name} ({project.env_name})",
+            runtime=RUNTIME,
+            architecture=ARCHITECTURE,
+            handler=HANDLER,
+            code=endpoint_code(RUNTIME),
+            memory_size=settings.memory_mb,
+            timeout=cdk.Duration.seconds(settings.timeout_seconds),
+            reserved_concurrent_executions=tenant.reserved_concurrency,
+            role=self.role,
+            log_group=log_group,
+            layers=[
+                lambda_.LayerVersion.from_layer_version_arn(
+                    self, "WebAdapter", web_adapter_layer_arn(stack, settings.web_adapter_layer_version)
+                )
+            ],
+            environment=environment_variables,
+            # No VPC: function URLs of functions in a VPC do not stream (FACTS.md). The endpoint
+            # reaches only Bedrock, CloudWatch and its log group, all over AWS's public endpoints.
+        )
+        # A synchronous streaming request has no asynchronous retry to catch: a DLQ would stay empty.
+        # Tracing is off: the request trace is in the logs (every planner step), X-Ray would add `*`.
+
+        # AWS_IAM, always: there is no setting for NONE (a public URL) anywhere in this project.
+        self.function_url = self.function.add_function_url(
+            auth_type=lambda_.FunctionUrlAuthType.AWS_IAM, invoke_mode=lambda_.InvokeMode.RESPONSE_STREAM
+        )
+        for invoker in tenant.invokers:
+            self._permit(invoker.arn)
+
+        # Same-account roles attach this instead of copying statements (policies/invoker.py).
+        self.invoke_policy = iam.ManagedPolicy(
+            self,
+            "InvokePolicy",
+            managed_policy_name=invoke_policy_name(project.env_name, tenant_name),
+            description=f"Call the agentic retrieval endpoint of tenant {tenant_name} ({project.env_name})",
+            document=iam.PolicyDocument.from_json(invoker_policy(self.function.function_arn)),
+        )
+
+        publish(
+            stack,
+            project.env_name,
+            tenant_name,
+            "endpoint/url",
+            self.function_url.url,
+            "Streaming endpoint URL (IAM-signed requests only)",
+        )
+        publish(
+            stack,
+            project.env_name,
+            tenant_name,
+            "endpoint/function-name",
+            self.function.function_name,
+            "Endpoint function name (logs, metrics)",
+        )
+        publish(
+            stack,
+            project.env_name,
+            tenant_name,
+            "endpoint/invoke-policy-arn",
+            self.invoke_policy.managed_policy_arn,
+            "Managed policy a calling role attaches",
+        )
+
+    def _permit(self, principal_arn: str) -> None:
+        """Both resource-based permissions a caller (any account) needs for an AWS_IAM URL since 2025-10."""
+        suffix = hashlib.sha256(principal_arn.encode()).hexdigest()[:8]
+        for permission in url_permissions(principal_arn):
+            self.function.add_permission(
+                f"{permission.action.removeprefix('lambda:')}{suffix}",
+                principal=iam.ArnPrincipal(permission.principal),
+                action=permission.action,
+                function_url_auth_type=lambda_.FunctionUrlAuthType(permission.function_url_auth_type)
+                if permission.function_url_auth_type
+                else None,
+                invoked_via_function_url=permission.invoked_via_function_url,
+            )
+
+    def grant_invoke(self, grantee: iam.IGrantable) -> iam.Grant:
+        """Lets `grantee` call the URL: InvokeFunctionUrl (AWS_IAM) and InvokeFunction via the URL."""
+        return self.function.grant_invoke_url(grantee)
+
+    def metric_throttles(self, **props) -> cloudwatch.Metric:
+        return self.function.metric_throttles(**props)
+
+    def metric_errors(self, **props) -> cloudwatch.Metric:
+        return self.function.metric_errors(**props)
+
+    def metric_invocations(self, **props) -> cloudwatch.Metric:
+        return self.function.metric_invocations(**props)
+
+    def metric_duration(self, **props) -> cloudwatch.Metric:
+        return self.function.metric_duration(**props)
+
+    def metric(self, metric_name: str, **props) -> cloudwatch.Metric:
+        """One of the service's own metrics (lambdas/endpoint/metric_names.py) for this tenant."""
+        return cloudwatch.Metric(
+            namespace=metric_names.NAMESPACE,
+            metric_name=metric_name,
+            dimensions_map={metric_names.TENANT_DIMENSION: self.tenant_name},
+            **props,
+        )
+
+
+def web_adapter_layer_arn(stack: cdk.Stack, version: int) -> str:
+    """`arn:<partition>:lambda:<region>:753240598075:layer:LambdaAdapterLayerArm64:<version>`."""
+    return stack.format_arn(
+        service="lambda",
+        account=WEB_ADAPTER_ACCOUNT,
+        resource="layer",
+        resource_name=f"{WEB_ADAPTER_LAYER}:{version}",
+        arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+    )
+
+
+def token_lengths(
+    knowledge_bases: Sequence[KnowledgeBaseRef],
+    guardrail: GuardrailRef | None,
+    retrieval_instruction: RetrievalInstructionRef | None,
+) -> dict[str, int]:
+    """token string -> longest value it resolves to at deploy time."""
+    lengths = {kb.knowledge_base_id: KB_ID_LENGTH for kb in knowledge_bases}
+    if guardrail:
+        lengths |= {guardrail.guardrail_id: GUARDRAIL_ID_LENGTH, guardrail.guardrail_version: VERSION_LENGTH}
+    if retrieval_instruction:
+        lengths |= {
+            retrieval_instruction.instruction_id: INSTRUCTION_ID_LENGTH,
+            retrieval_instruction.version: VERSION_LENGTH,
+        }
+    return {token: length for token, length in lengths.items() if cdk.Token.is_unresolved(token)}
+
+
+def worst_case_size(variables: Mapping[str, str], lengths: Mapping[str, int]) -> int:
+    """Bytes of keys + values once every token is replaced by the longest value it can resolve to."""
+
+    def resolved(value: str) -> str:
+        return _TOKEN.sub(lambda match: "x" * lengths.get(match.group(0), OTHER_TOKEN_LENGTH), value)
+
+    return sum(len(key.encode()) + len(resolved(value).encode()) for key, value in variables.items())
+
+
+def check_environment_size(variables: Mapping[str, str], lengths: Mapping[str, int], *, where: str) -> None:
+    size = worst_case_size(variables, lengths)
+    if size <= ENVIRONMENT_LIMIT_BYTES:
+        return
+    settings = TenantSettings.from_json(variables[SETTINGS_ENV_VAR])
+    descriptions = sum(len(retriever.description) for retriever in settings.retrievers)
+    callers = sum(len(arn) for arn in settings.trusted_callers)
+    raise ValueError(
+        f"{where}: the function's environment can reach {size} bytes; Lambda allows "
+        f"{ENVIRONMENT_LIMIT_BYTES} in total. Shorten the knowledge base descriptions ({descriptions} "
+        f"characters now) or list fewer trusted invokers ({callers} characters of ARNs)."
+    )
+
+
+def _acknowledge_role_wildcards(role: iam.Role, policy: Mapping) -> None:
+    """IAM5, finding by finding: each wildcard resource of the role, with the reason its statement needs it."""
+    reasons: dict[str, list[str]] = {}
+    for statement in policy["Statement"]:
+        resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+        for resource in resources:
+            finding = "Resource::" + finding_text(role, resource)
+            if "*" not in finding:
+                continue
+            reason = WILDCARD_REASONS.get(statement["Sid"])
+            if reason is None:
+                raise ValueError(
+                    f"{role.node.path}: statement {statement['Sid']} has wildcard resource {finding}; "
+                    "give it a reason in policies/endpoint_role.WILDCARD_REASONS or scope it"
+                )
+            reasons.setdefault(finding, []).append(reason)
+    for finding, why in reasons.items():
+        acknowledge(role, "IAM5", "; ".join(dict.fromkeys(why)), finding=finding)

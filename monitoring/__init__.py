@@ -1,0 +1,1 @@
+"""Dashboards, alarms, saved Logs Insights queries and the metric catalogue they read."""

@@ -1,0 +1,255 @@
+"""CloudWatch alarms: one tenant's endpoint alarms (+ a composite for paging) and the account's Bedrock alarms.
+
+Thresholds come from config (`schema/alarm_config.py`: environment values, tenant overrides, documented
+defaults). Every alarm states how it treats missing data and why, in its description, because a
+metric that is absent can mean "idle" or "broken" and the answer differs per metric.
+
+Paging: a tenant's individual alarms have no actions; the tenant's composite alarm (OR of them)
+notifies the environment's topic once per incident, on ALARM and on OK. The account-level Bedrock
+alarms notify the topic themselves.
+https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/Create_Composite_Alarm.html
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from aws_cdk import Duration
+from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_cloudwatch_actions as actions
+from aws_cdk import aws_lambda as lambda_
+from aws_cdk import aws_sns as sns
+from constructs import Construct
+
+from monitoring.metric_catalogue import BedrockMetrics, EndpointMetrics
+from schema.alarm_config import AccountThresholds, TenantThresholds
+
+GT = cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD
+GTE = cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD
+
+# Why each alarm reads an absent data point as "not breaching"; kept next to the alarms that use it.
+IDLE_IS_FINE = "Missing data is OK (notBreaching): no requests in a period is idle, not broken."
+ONLY_ON_SUCCESS = (
+    "Missing data is OK (notBreaching): Bedrock publishes TotalIterationCount only for calls that "
+    "succeeded, so failures and idle periods leave gaps; failures are watched by the error alarms."
+)
+ABSENT_MEANS_ZERO = "Missing data is OK (notBreaching): a period without the metric had none of these events."
+
+
+@dataclass(frozen=True)
+class AlarmSpec:
+    """One alarm's identity, reading and meaning, before it becomes a construct."""
+
+    key: str  # construct id suffix and alarm name suffix
+    metric: cloudwatch.IMetric
+    threshold: float
+    comparison: cloudwatch.ComparisonOperator
+    meaning: str
+    missing_data: str
+
+
+def _runbook_line(runbook_url: str | None) -> str:
+    return f"Runbook: {runbook_url}" if runbook_url else ""
+
+
+def _create_all(
+    scope: Construct,
+    specs: list[AlarmSpec],
+    *,
+    name_prefix: str,
+    evaluation_periods: int,
+    runbook_url: str | None,
+) -> dict[str, cloudwatch.Alarm]:
+    """One alarm per spec, keyed by the spec's key, each pointing at the runbook when there is one."""
+    runbook = _runbook_line(runbook_url)
+    return {
+        spec.key: _create(scope, spec, name_prefix=name_prefix, evaluation_periods=evaluation_periods, extra=runbook)
+        for spec in specs
+    }
+
+
+def _create(
+    scope: Construct, spec: AlarmSpec, *, name_prefix: str, evaluation_periods: int, extra: str = ""
+) -> cloudwatch.Alarm:
+    return cloudwatch.Alarm(
+        scope,
+        "".join(part.capitalize() for part in spec.key.split("-")),
+        alarm_name=f"{name_prefix}-{spec.key}",
+        alarm_description=" ".join(part for part in (spec.meaning, spec.missing_data, extra) if part),
+        metric=spec.metric,
+        threshold=spec.threshold,
+        comparison_operator=spec.comparison,
+        evaluation_periods=evaluation_periods,
+        datapoints_to_alarm=evaluation_periods,
+        treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
+    )
+
+
+class EndpointAlarms(Construct):
+    """A tenant's alarms on its endpoint's metrics and its function, and one composite alarm for paging.
+
+    Props:
+    - function: the endpoint function (any `IFunction`; its AWS/Lambda metrics are read).
+    - tenant: the tenant name (the `Tenant` dimension the service emits with).
+    - name_prefix: prefix of alarm names, e.g. `akb-dev-acme`.
+    - thresholds: resolved thresholds (`schema.alarm_config.tenant_thresholds`).
+    - topic: where the composite alarm notifies; default none (alarms still show on dashboards).
+    - runbook_url: appended to every description (where to look first); default none.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        function: lambda_.IFunction,
+        tenant: str,
+        name_prefix: str,
+        thresholds: TenantThresholds,
+        topic: sns.ITopic | None = None,
+        runbook_url: str | None = None,
+    ):
+        super().__init__(scope, construct_id)
+        period = Duration.minutes(thresholds.period_minutes)
+        metrics = EndpointMetrics(tenant, period=period)
+        t = thresholds
+        specs = [
+            AlarmSpec(
+                "iterations",
+                metrics.metric_iterations("Average"),
+                t.iterations_average,
+                GTE,
+                f"Iteration blow-up: requests average {t.iterations_average:g}+ planner iterations, the "
+                "budget expected for this tenant (cost grows with every iteration).",
+                IDLE_IS_FINE,
+            ),
+            AlarmSpec(
+                "error-rate",
+                metrics.metric_error_rate(period=period),
+                t.error_rate_percent,
+                GT,
+                f"More than {t.error_rate_percent:g}% of requests ended with an error.",
+                IDLE_IS_FINE,
+            ),
+            AlarmSpec(
+                "time-to-first-event-p95",
+                metrics.metric_time_to_first_event("p95"),
+                t.time_to_first_event_p95_ms,
+                GT,
+                f"p95 time to first event is above {t.time_to_first_event_p95_ms} ms: callers wait before "
+                "anything streams.",
+                IDLE_IS_FINE,
+            ),
+            AlarmSpec(
+                "deadline-stops",
+                metrics.metric_deadline_stops(),
+                t.deadline_stops,
+                GT,
+                f"More than {t.deadline_stops} requests per period were cut off at the request deadline.",
+                ABSENT_MEANS_ZERO,
+            ),
+            AlarmSpec(
+                "function-errors",
+                function.metric_errors(period=period, statistic="Sum"),
+                t.function_errors,
+                GT,
+                f"The endpoint function failed (crash, timeout, out of memory) more than {t.function_errors} "
+                "times per period.",
+                IDLE_IS_FINE,
+            ),
+            AlarmSpec(
+                "function-throttles",
+                function.metric_throttles(period=period, statistic="Sum"),
+                t.function_throttles,
+                GT,
+                f"More than {t.function_throttles} invocations per period were throttled: the function's "
+                "reserved concurrency is exhausted and callers get 429s.",
+                IDLE_IS_FINE,
+            ),
+        ]
+        self.alarms = _create_all(
+            self, specs, name_prefix=name_prefix, evaluation_periods=t.evaluation_periods, runbook_url=runbook_url
+        )
+        self.composite = cloudwatch.CompositeAlarm(
+            self,
+            "Page",
+            composite_alarm_name=f"{name_prefix}-page",
+            alarm_description=f"Tenant {tenant}: one of its endpoint alarms is in ALARM (see which on the "
+            f"tenant dashboard {name_prefix}). {_runbook_line(runbook_url)}".strip(),
+            alarm_rule=cloudwatch.AlarmRule.any_of(*self.alarms.values()),
+        )
+        if topic is not None:
+            self.composite.add_alarm_action(actions.SnsAction(topic))
+            self.composite.add_ok_action(actions.SnsAction(topic))
+
+
+class BedrockAccountAlarms(Construct):
+    """The account's Bedrock knowledge-base alarms (per account and region: no tenant dimension exists).
+
+    Props:
+    - name_prefix: prefix of alarm names, e.g. `akb-dev`.
+    - thresholds: resolved thresholds (`schema.alarm_config.account_thresholds`).
+    - topic: where every alarm notifies (ALARM and OK); default none.
+    - runbook_url: appended to every description; default none.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        name_prefix: str,
+        thresholds: AccountThresholds,
+        topic: sns.ITopic | None = None,
+        runbook_url: str | None = None,
+    ):
+        super().__init__(scope, construct_id)
+        t = thresholds
+        metrics = BedrockMetrics(period=Duration.minutes(t.period_minutes))
+        specs = [
+            AlarmSpec(
+                "total-iterations-average",
+                metrics.metric_total_iteration_count("Average"),
+                t.iterations_average,
+                GTE,
+                f"Account-wide AgenticRetrieveStream calls average {t.iterations_average:g}+ iterations "
+                "(iteration blow-ups are cost blow-ups).",
+                ONLY_ON_SUCCESS,
+            ),
+            AlarmSpec(
+                "total-iterations-p90",
+                metrics.metric_total_iteration_count("p90"),
+                t.iterations_p90,
+                GTE,
+                f"One AgenticRetrieveStream call in ten runs {t.iterations_p90:g}+ iterations.",
+                ONLY_ON_SUCCESS,
+            ),
+            *(
+                AlarmSpec(
+                    f"{short}-throttles",
+                    metrics.metric_throttles(operation),
+                    t.bedrock_throttles,
+                    GT,
+                    f"Bedrock throttled more than {t.bedrock_throttles} {operation} calls per period for "
+                    f"{t.evaluation_periods} periods in a row.",
+                    ABSENT_MEANS_ZERO,
+                )
+                for short, operation in (("agentic", BedrockMetrics.AGENTIC), ("retrieve", BedrockMetrics.RETRIEVE))
+            ),
+            AlarmSpec(
+                "agentic-quota",
+                metrics.metric_agentic_calls_per_minute(),
+                t.quota_alarm_calls_per_minute,
+                GT,
+                f"AgenticRetrieveStream calls exceed {t.quota_utilization_percent:g}% of the account's "
+                f"quota ({t.quota_per_minute}/min): throttling is next. Raise the quota or slow callers down.",
+                IDLE_IS_FINE,
+            ),
+        ]
+        self.alarms = _create_all(
+            self, specs, name_prefix=name_prefix, evaluation_periods=t.evaluation_periods, runbook_url=runbook_url
+        )
+        if topic is not None:
+            for alarm in self.alarms.values():
+                alarm.add_alarm_action(actions.SnsAction(topic))
+                alarm.add_ok_action(actions.SnsAction(topic))

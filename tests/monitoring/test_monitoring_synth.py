@@ -1,0 +1,158 @@
+"""The dev environment synthesizes the environment dashboard and the account's Bedrock alarms (and, once
+the endpoint has landed, every tenant's dashboard, alarms and saved queries), from config."""
+
+from __future__ import annotations
+
+import aws_cdk as cdk
+import pytest
+
+from lambdas.endpoint import metric_names as names
+from schema import load_project
+from stacks.platform_stack import PlatformStack
+from tests.monitoring.cloudwatch_template import alarm_metrics, alarms, dashboard_metrics, dashboards
+
+pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
+
+PLATFORM = "dev-platform"
+ACCOUNT_ALARMS = {
+    # name suffix: (metric, operation, statistic, comparison)
+    "total-iterations-average": (
+        names.BEDROCK_TOTAL_ITERATION_COUNT,
+        "AgenticRetrieveStream",
+        "Average",
+        "GreaterThanOrEqualToThreshold",
+    ),
+    "total-iterations-p90": (
+        names.BEDROCK_TOTAL_ITERATION_COUNT,
+        "AgenticRetrieveStream",
+        "p90",
+        "GreaterThanOrEqualToThreshold",
+    ),
+    "agentic-throttles": (names.BEDROCK_THROTTLES, "AgenticRetrieveStream", "Sum", "GreaterThanThreshold"),
+    "retrieve-throttles": (names.BEDROCK_THROTTLES, "Retrieve", "Sum", "GreaterThanThreshold"),
+    "agentic-quota": (names.BEDROCK_INVOCATIONS, "AgenticRetrieveStream", "Sum", "GreaterThanThreshold"),
+}
+
+
+def _account_alarms(template: dict) -> dict[str, dict]:
+    return {props["AlarmName"].removeprefix("akb-dev-"): props for props in alarms(template).values()}
+
+
+def test_environment_dashboard_shows_bedrock_metrics_for_both_operations(synthesized):
+    (body,) = dashboards(synthesized.template(PLATFORM)).values()
+    uses, _ = dashboard_metrics(body)
+    bedrock = [u for u in uses if u.namespace == names.BEDROCK_KB_NAMESPACE]
+    for use in bedrock:
+        assert set(use.dimensions) == {names.BEDROCK_OPERATION_DIMENSION}
+        assert use.dimensions[names.BEDROCK_OPERATION_DIMENSION] in names.BEDROCK_METRIC_OPERATIONS[use.name]
+    shown = {(u.name, u.dimensions[names.BEDROCK_OPERATION_DIMENSION]) for u in bedrock}
+    for metric in (
+        names.BEDROCK_INVOCATIONS,
+        names.BEDROCK_CLIENT_ERRORS,
+        names.BEDROCK_SERVER_ERRORS,
+        names.BEDROCK_THROTTLES,
+    ):
+        assert {(metric, op) for op in names.BEDROCK_OPERATIONS} <= shown
+    assert (names.BEDROCK_TOTAL_ITERATION_COUNT, "AgenticRetrieveStream") in shown
+
+
+def test_environment_dashboard_draws_the_quota_from_config(synthesized):
+    (body,) = dashboards(synthesized.template(PLATFORM)).values()
+    (widget,) = [w for w in body["widgets"] if w["properties"].get("title") == "AgenticRetrieveStream calls per minute"]
+    lines = {a["label"]: a["value"] for a in widget["properties"]["annotations"]["horizontal"]}
+    assert lines == {"quota": 300, "alarm (80%)": 240}
+    assert widget["properties"]["period"] == 60
+
+
+def test_environment_dashboard_has_a_summary_row_per_tenant_from_emf_metrics(synthesized):
+    (body,) = dashboards(synthesized.template(PLATFORM)).values()
+    for tenant in synthesized.project.tenants:
+        (widget,) = [w for w in body["widgets"] if w["properties"].get("title", "").startswith(f"{tenant}:")]
+        uses, _ = dashboard_metrics({"widgets": [widget]})
+        assert [(u.namespace, u.name, u.dimensions, u.stat) for u in uses] == [
+            (names.NAMESPACE, names.REQUESTS, {names.TENANT_DIMENSION: tenant}, "Sum"),
+            (names.NAMESPACE, names.ERRORS, {names.TENANT_DIMENSION: tenant}, "Sum"),
+            (names.NAMESPACE, names.TIME_TO_FIRST_EVENT_MS, {names.TENANT_DIMENSION: tenant}, "p95"),
+            (names.NAMESPACE, names.ESTIMATED_COST_USD, {names.TENANT_DIMENSION: tenant}, "Sum"),
+        ]
+
+
+@pytest.mark.parametrize("key", sorted(ACCOUNT_ALARMS))
+def test_account_alarm_reads_bedrock_metric_and_notifies_the_topic(synthesized, key):
+    template = synthesized.template(PLATFORM)
+    metric, operation, stat, comparison = ACCOUNT_ALARMS[key]
+    props = _account_alarms(template)[key]
+    (use,), _ = alarm_metrics(props)
+    assert (use.namespace, use.name, use.dimensions, use.stat) == (
+        names.BEDROCK_KB_NAMESPACE,
+        metric,
+        {names.BEDROCK_OPERATION_DIMENSION: operation},
+        stat,
+    )
+    assert props["ComparisonOperator"] == comparison
+    assert props["TreatMissingData"] == "notBreaching" and "Missing data is OK" in props["AlarmDescription"]
+    (topic,) = [k for k, v in template["Resources"].items() if v["Type"] == "AWS::SNS::Topic"]
+    assert props["AlarmActions"] == [{"Ref": topic}] and props["OKActions"] == [{"Ref": topic}]
+
+
+def test_total_iteration_alarms_say_the_metric_exists_only_for_successful_calls(synthesized):
+    by_key = _account_alarms(synthesized.template(PLATFORM))
+    for key in ("total-iterations-average", "total-iterations-p90"):
+        assert "only for calls that succeeded" in by_key[key]["AlarmDescription"]
+
+
+def test_quota_alarm_counts_calls_per_minute_against_the_configured_share_of_the_quota(synthesized):
+    props = _account_alarms(synthesized.template(PLATFORM))["agentic-quota"]
+    (use,), _ = alarm_metrics(props)
+    assert use.period == 60 and props["Threshold"] == 240
+
+
+def test_account_thresholds_follow_the_environment_config(config_copy, tmp_path):
+    config_copy.edit(
+        "environments",
+        "dev",
+        lambda e: e.update(
+            bedrock_quota_per_minute=1000,
+            alarms={**e["alarms"], "quota_utilization_percent": 50, "iterations_p90": 6, "evaluation_periods": 5},
+        ),
+    )
+    project = load_project(config_copy.root, "dev")
+    app = cdk.App(outdir=str(tmp_path))
+    stack = PlatformStack(app, "Probe-platform", project=project)
+    by_key = _account_alarms(app.synth().get_stack_by_name(stack.stack_name).template)
+    assert by_key["agentic-quota"]["Threshold"] == 500
+    assert by_key["total-iterations-p90"]["Threshold"] == 6
+    assert {props["EvaluationPeriods"] for props in by_key.values()} == {5}
+
+
+def _tenant_template(synthesized, tenant: str) -> dict:
+    template = synthesized.template(f"dev-{tenant}")
+    assert dashboards(template), f"dev-{tenant} has no dashboard: the tenant's monitoring is not wired"
+    return template
+
+
+@pytest.mark.parametrize("tenant", ["acme", "globex"])
+def test_each_tenant_stack_has_its_dashboard_alarms_composite_and_queries(synthesized, tenant):
+    template = _tenant_template(synthesized, tenant)
+    (body,) = dashboards(template).values()
+    uses, _ = dashboard_metrics(body)
+    assert {u.name for u in uses if u.namespace == names.NAMESPACE} == set(names.DIMENSION_SETS)
+    assert len(alarms(template)) == 6
+    types = [r["Type"] for r in template["Resources"].values()]
+    assert types.count("AWS::CloudWatch::CompositeAlarm") == 1
+    assert types.count("AWS::Logs::QueryDefinition") == 4
+
+
+def test_tenant_composite_alarm_notifies_the_platform_topic_across_stacks(synthesized):
+    template = _tenant_template(synthesized, "acme")
+    (composite,) = [
+        r["Properties"] for r in template["Resources"].values() if r["Type"] == "AWS::CloudWatch::CompositeAlarm"
+    ]
+    (action,) = composite["AlarmActions"]
+    assert "Fn::ImportValue" in action
+
+
+def test_tenant_thresholds_come_from_the_tenant_file(synthesized):
+    globex = {p["AlarmName"]: p for p in alarms(_tenant_template(synthesized, "globex")).values()}
+    assert globex["akb-dev-globex-time-to-first-event-p95"]["Threshold"] == 8000
+    assert globex["akb-dev-globex-iterations"]["Threshold"] == 4
