@@ -57,7 +57,9 @@ def _usage_error(message: str) -> SystemExit:
     return SystemExit(2)
 
 
-def _checkup_or_exit(config_dir: Path, env_name: str, tenant: str | None, clients: ClientFactory | None = None) -> Checkup:
+def _checkup_or_exit(
+    config_dir: Path, env_name: str, tenant: str | None, clients: ClientFactory | None = None
+) -> Checkup:
     from schema import ConfigError, load_project
 
     try:

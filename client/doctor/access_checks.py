@@ -59,12 +59,16 @@ def _check_model(c: Checkup, arn: str, users: str) -> Iterator[Finding]:
         elif kind in ("inference-profile", "application-inference-profile"):
             yield _inference_profile(c, arn, users)
         else:
-            yield warn(MODELS, f"{arn} ({users}): a {kind} is not checked (doctor checks foundation models and "
-                       "inference profiles)")
+            yield warn(
+                MODELS,
+                f"{arn} ({users}): a {kind} is not checked (doctor checks foundation models and inference profiles)",
+            )
     except CallFailed as failure:
         if not failure.not_found:
             raise
-        yield fail(MODELS, f"{arn} ({users}) not found in {c.region}: check the ARN and that the model is offered there")
+        yield fail(
+            MODELS, f"{arn} ({users}) not found in {c.region}: check the ARN and that the model is offered there"
+        )
 
 
 def _foundation_model(c: Checkup, arn: str, model_id: str, users: str) -> Finding:
@@ -103,8 +107,11 @@ _PRINCIPAL_LOOKUP = {
 
 def check_invokers(c: Checkup) -> Iterator[Finding]:
     """Each same-account invoker must exist (the endpoint's permissions and policy name it) at that path."""
-    invokers = [(tenant, index, invoker.arn) for tenant in c.tenants
-                for index, invoker in enumerate(c.project.tenants[tenant].invokers)]
+    invokers = [
+        (tenant, index, invoker.arn)
+        for tenant in c.tenants
+        for index, invoker in enumerate(c.project.tenants[tenant].invokers)
+    ]
     if not invokers:
         yield warn(INVOKERS, "no tenant lists invokers: nobody can call the endpoints until invokers: names someone")
         return
@@ -120,7 +127,9 @@ def _check_invoker(c: Checkup, tenant: str, index: int, arn: str) -> Finding:
         return warn(INVOKERS, f"{arn} ({where}) is in another account: not checked (doctor reads only this one)")
     action, method, parameter, key = _PRINCIPAL_LOOKUP[kind]
     try:
-        found: dict[str, Any] = aws_call(action, getattr(c.client("iam"), method), **{parameter: path_and_name.split("/")[-1]})
+        found: dict[str, Any] = aws_call(
+            action, getattr(c.client("iam"), method), **{parameter: path_and_name.split("/")[-1]}
+        )
     except CallFailed as failure:
         if not failure.not_found:
             raise

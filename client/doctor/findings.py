@@ -76,7 +76,13 @@ class CredentialsMissing(Exception):
 
 
 REJECTED_CREDENTIAL_CODES = frozenset(
-    {"ExpiredToken", "ExpiredTokenException", "InvalidClientTokenId", "SignatureDoesNotMatch", "UnrecognizedClientException"}
+    {
+        "ExpiredToken",
+        "ExpiredTokenException",
+        "InvalidClientTokenId",
+        "SignatureDoesNotMatch",
+        "UnrecognizedClientException",
+    }
 )
 
 
@@ -92,7 +98,9 @@ def aws_call(action: str, fn: Callable[..., Any], **kwargs: Any) -> Any:
         details = error.response.get("Error", {})
         code = details.get("Code", "Unknown")
         if code in REJECTED_CREDENTIAL_CODES:
-            raise CredentialsMissing(f"AWS rejected the credentials ({code}): refresh them (e.g. aws sso login)") from None
+            raise CredentialsMissing(
+                f"AWS rejected the credentials ({code}): refresh them (e.g. aws sso login)"
+            ) from None
         raise CallFailed(action, code, details.get("Message", "")) from None
     except BotoCoreError as error:  # endpoint unreachable, timeouts, bad region: no HTTP answer at all
         raise CallFailed(action, type(error).__name__, "", unreachable=True) from None

@@ -53,10 +53,15 @@ def status_finding(stack_name: str, status: str | None) -> Finding:
     if status in ROLLED_BACK_STATUSES:
         return warn(STACK, f"{stack_name}: {status}: the last change was rolled back; its events say why")
     if status == "ROLLBACK_COMPLETE":
-        return fail(STACK, f"{stack_name}: ROLLBACK_COMPLETE: creation failed; read its events, delete it, deploy again")
+        return fail(
+            STACK, f"{stack_name}: ROLLBACK_COMPLETE: creation failed; read its events, delete it, deploy again"
+        )
     if status == "UPDATE_ROLLBACK_FAILED":
-        return fail(STACK, f"{stack_name}: UPDATE_ROLLBACK_FAILED: fix the cause in its events, then continue the "
-                    "rollback (aws cloudformation continue-update-rollback)")
+        return fail(
+            STACK,
+            f"{stack_name}: UPDATE_ROLLBACK_FAILED: fix the cause in its events, then continue the "
+            "rollback (aws cloudformation continue-update-rollback)",
+        )
     return fail(STACK, f"{stack_name}: {status}: read its events and fix the cause before deploying")
 
 
@@ -114,8 +119,11 @@ def check_retrieval_instruction(c: Checkup, tenant: str) -> Iterator[Finding]:
     except CallFailed as failure:
         if not failure.not_found:
             raise
-        yield fail(INSTRUCTION, f"{tenant}: instruction {instruction_id} not found (deleted outside CloudFormation?): "
-                   "deploy the tenant stack again")
+        yield fail(
+            INSTRUCTION,
+            f"{tenant}: instruction {instruction_id} not found (deleted outside CloudFormation?): "
+            "deploy the tenant stack again",
+        )
         return
     yield instruction_finding(c, tenant, found)
 
@@ -129,16 +137,24 @@ def instruction_finding(c: Checkup, tenant: str, found: dict[str, Any]) -> Findi
     )
     fix = f"revise retrieval.instruction in config/tenants/{tenant}.yaml and deploy"
     if status == "ACTIVE" and last in ("UPDATE_FAILED",):
-        return warn(INSTRUCTION, f"{where} ACTIVE, but the last update was rejected ({reasons}): requests use the "
-                    f"previous content; {fix}")
+        return warn(
+            INSTRUCTION,
+            f"{where} ACTIVE, but the last update was rejected ({reasons}): requests use the previous content; {fix}",
+        )
     if status == "ACTIVE":
-        note = ": an update is under review, requests use the previous content until it passes" if last == "UPDATING" else ""
+        note = (
+            ": an update is under review, requests use the previous content until it passes"
+            if last == "UPDATING"
+            else ""
+        )
         return ok(INSTRUCTION, f"{where} ACTIVE{note}")
     if last == "CREATE_FAILED":
         return fail(INSTRUCTION, f"{where} rejected by Bedrock's review ({reasons}): every request fails; {fix}")
     if last == "CREATING":
-        return warn(INSTRUCTION, f"{where} {status}, under review: requests fail until it is ACTIVE; run akb doctor "
-                    "again in a few minutes")
+        return warn(
+            INSTRUCTION,
+            f"{where} {status}, under review: requests fail until it is ACTIVE; run akb doctor again in a few minutes",
+        )
     return fail(INSTRUCTION, f"{where} {status} (last change {last}): requests that name it fail until it is ACTIVE")
 
 
@@ -185,12 +201,18 @@ def job_finding(c: Checkup, tenant: str, where: str, alias: str, index: int, job
         failed = stats.get("numberOfDocumentsFailed", 0)
         indexed = stats.get("numberOfNewDocumentsIndexed", 0) + stats.get("numberOfModifiedDocumentsIndexed", 0)
         if failed:
-            return warn(INGESTION, f"{where}: last job (started {started}) COMPLETE with {failed} failed documents: "
-                        f"run {rerun} to list them")
+            return warn(
+                INGESTION,
+                f"{where}: last job (started {started}) COMPLETE with {failed} failed documents: "
+                f"run {rerun} to list them",
+            )
         return ok(INGESTION, f"{where}: last job (started {started}) COMPLETE, {indexed} indexed")
     if status in RUNNING_JOB_STATUSES:
         return warn(INGESTION, f"{where}: job {status} since {started}: answers may miss documents until it ends")
     if status == "STOPPED":
         return warn(INGESTION, f"{where}: last job (started {started}) STOPPED before the end: run {rerun}")
-    return fail(INGESTION, f"{where}: last job (started {started}) {status}: its failure reasons are in "
-                f"aws bedrock-agent get-ingestion-job; fix them and run {rerun}")
+    return fail(
+        INGESTION,
+        f"{where}: last job (started {started}) {status}: its failure reasons are in "
+        f"aws bedrock-agent get-ingestion-job; fix them and run {rerun}",
+    )

@@ -5,7 +5,7 @@ from __future__ import annotations
 from client.doctor import access_checks as checks
 from client.doctor.findings import CallFailed, Level
 from schema.tenant import Invoker
-from tests.client.doctor.conftest import ACCOUNT, checkup, project_with
+from tests.client.doctor.scenario import checkup, project_with
 
 PROFILE = "arn:aws:bedrock:us-west-2:123456789012:inference-profile/us.amazon.nova-lite-v1:0"  # dev planner
 FOUNDATION = "arn:aws:bedrock:us-west-2::foundation-model/amazon.titan-embed-text-v2:0"
@@ -37,8 +37,12 @@ def _foundation(lifecycle: str = "ACTIVE", inference=("ON_DEMAND",)) -> dict:
 def _with_custom_embedding():
     project = project_with()
     kb = project.tenants["acme"].knowledge_bases[0]
-    embedded = kb.model_copy(update={"embedding": kb.embedding.model_copy(update={"type": "CUSTOM", "model_arn": FOUNDATION})})
-    tenant = project.tenants["acme"].model_copy(update={"knowledge_bases": [embedded, *project.tenants["acme"].knowledge_bases[1:]]})
+    embedded = kb.model_copy(
+        update={"embedding": kb.embedding.model_copy(update={"type": "CUSTOM", "model_arn": FOUNDATION})}
+    )
+    tenant = project.tenants["acme"].model_copy(
+        update={"knowledge_bases": [embedded, *project.tenants["acme"].knowledge_bases[1:]]}
+    )
     return project_with(acme={"knowledge_bases": tenant.knowledge_bases})
 
 
@@ -55,7 +59,9 @@ def test_a_planner_missing_in_the_region_fails(stubs):
 
 
 def test_managed_models_need_no_call(stubs):
-    project = project_with({"planner": project_with().environment.planner.model_copy(update={"type": "MANAGED", "model_arn": None})})
+    project = project_with(
+        {"planner": project_with().environment.planner.model_copy(update={"type": "MANAGED", "model_arn": None})}
+    )
     [finding] = checks.check_models(checkup(stubs, project))
     assert finding.level is Level.OK and "MANAGED" in finding.message
     assert stubs.clients == {}
@@ -97,8 +103,15 @@ def test_model_access_denied_reaches_the_runner_with_the_action(stubs):
 def _role(arn: str = ROLE) -> dict:
     from datetime import UTC, datetime
 
-    return {"Role": {"Path": "/", "RoleName": "acme-app", "RoleId": "AROAEXAMPLEEXAMPLE1", "Arn": arn,
-                     "CreateDate": datetime(2026, 1, 1, tzinfo=UTC)}}
+    return {
+        "Role": {
+            "Path": "/",
+            "RoleName": "acme-app",
+            "RoleId": "AROAEXAMPLEEXAMPLE1",
+            "Arn": arn,
+            "CreateDate": datetime(2026, 1, 1, tzinfo=UTC),
+        }
+    }
 
 
 def test_an_existing_same_account_invoker_role_passes(stubs):
@@ -122,7 +135,9 @@ def test_a_role_of_that_name_under_another_path_fails(stubs):
 
 def test_invokers_of_other_accounts_are_not_read(stubs):
     # globex lists a same-account portal role (looked up) and another account's batch role (not read)
-    stubs.respond("iam", "get_role", _role("arn:aws:iam::123456789012:role/globex-portal"), {"RoleName": "globex-portal"})
+    stubs.respond(
+        "iam", "get_role", _role("arn:aws:iam::123456789012:role/globex-portal"), {"RoleName": "globex-portal"}
+    )
     portal, batch = checks.check_invokers(checkup(stubs, tenants=("globex",)))
     assert portal.level is Level.OK
     assert batch.level is Level.WARN and "another account" in batch.message
@@ -136,8 +151,15 @@ def test_an_invoker_user_is_looked_up_as_a_user(stubs):
     stubs.respond(
         "iam",
         "get_user",
-        {"User": {"Path": "/ci/", "UserName": "deployer", "UserId": "AIDAEXAMPLEEXAMPLE1", "Arn": user,
-                  "CreateDate": datetime(2026, 1, 1, tzinfo=UTC)}},
+        {
+            "User": {
+                "Path": "/ci/",
+                "UserName": "deployer",
+                "UserId": "AIDAEXAMPLEEXAMPLE1",
+                "Arn": user,
+                "CreateDate": datetime(2026, 1, 1, tzinfo=UTC),
+            }
+        },
         {"UserName": "deployer"},
     )
     project = project_with(acme={"invokers": [Invoker(arn=user)]})
@@ -152,8 +174,14 @@ def test_no_invokers_warn_that_nobody_can_call(stubs):
 
 
 def _quota(name: str, value: float, code: str = "L-12345678") -> dict:
-    return {"ServiceCode": "bedrock", "QuotaName": name, "QuotaCode": code, "Value": value, "Adjustable": True,
-            "QuotaArn": "arn:aws:servicequotas:us-west-2:123456789012:bedrock/" + code}
+    return {
+        "ServiceCode": "bedrock",
+        "QuotaName": name,
+        "QuotaCode": code,
+        "Value": value,
+        "Adjustable": True,
+        "QuotaArn": "arn:aws:servicequotas:us-west-2:123456789012:bedrock/" + code,
+    }
 
 
 QUOTA_NAME = "Maximum AgenticRetrieveStream requests per minute, per account"
@@ -179,7 +207,12 @@ def test_a_quota_above_the_config_warns_to_update_bedrock_quota_per_minute(stubs
 
 def test_quotas_are_read_across_pages_then_from_the_aws_defaults(stubs):
     stubs.respond("service-quotas", "list_service_quotas", {"Quotas": [_quota("Other", 1, "L-1")], "NextToken": "t"})
-    stubs.respond("service-quotas", "list_service_quotas", {"Quotas": []}, {"ServiceCode": "bedrock", "MaxResults": 100, "NextToken": "t"})
+    stubs.respond(
+        "service-quotas",
+        "list_service_quotas",
+        {"Quotas": []},
+        {"ServiceCode": "bedrock", "MaxResults": 100, "NextToken": "t"},
+    )
     stubs.respond("service-quotas", "list_aws_default_service_quotas", {"Quotas": [_quota(QUOTA_NAME, 300)]})
     [finding] = checks.check_quota(checkup(stubs))
     assert finding.level is Level.OK

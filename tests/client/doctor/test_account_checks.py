@@ -7,7 +7,7 @@ import json
 from client.doctor import account_checks as checks
 from client.doctor.checkup import bootstrap_qualifier
 from client.doctor.findings import CallFailed, Level
-from tests.client.doctor.conftest import ACCOUNT, checkup, project_with
+from tests.client.doctor.scenario import ACCOUNT, checkup, project_with
 
 LAYER_ARN = "arn:aws:lambda:us-west-2:753240598075:layer:LambdaAdapterLayerArm64:26"
 
@@ -17,7 +17,9 @@ def _levels(findings) -> list[Level]:
 
 
 def test_credentials_of_the_configured_account_pass_and_name_the_region(stubs):
-    stubs.respond("sts", "get_caller_identity", {"Account": ACCOUNT, "Arn": "arn:aws:iam::123456789012:user/me", "UserId": "AIDA"})
+    stubs.respond(
+        "sts", "get_caller_identity", {"Account": ACCOUNT, "Arn": "arn:aws:iam::123456789012:user/me", "UserId": "AIDA"}
+    )
     c = checkup(stubs, account=None)
     [finding] = checks.check_credentials(c)
     assert finding.level is Level.OK
@@ -26,14 +28,22 @@ def test_credentials_of_the_configured_account_pass_and_name_the_region(stubs):
 
 
 def test_credentials_of_another_account_fail_blocking_without_printing_that_account(stubs):
-    stubs.respond("sts", "get_caller_identity", {"Account": "999999999999", "Arn": "arn:aws:iam::999999999999:user/x", "UserId": "A"})
+    stubs.respond(
+        "sts",
+        "get_caller_identity",
+        {"Account": "999999999999", "Arn": "arn:aws:iam::999999999999:user/x", "UserId": "A"},
+    )
     [finding] = checks.check_credentials(checkup(stubs))
     assert finding.level is Level.FAIL and finding.blocking
     assert "999999999999" not in finding.message and ACCOUNT in finding.message
 
 
 def test_an_environment_without_account_warns_that_nothing_confirms_the_target(stubs):
-    stubs.respond("sts", "get_caller_identity", {"Account": "999999999999", "Arn": "arn:aws:iam::999999999999:user/x", "UserId": "A"})
+    stubs.respond(
+        "sts",
+        "get_caller_identity",
+        {"Account": "999999999999", "Arn": "arn:aws:iam::999999999999:user/x", "UserId": "A"},
+    )
     c = checkup(stubs, project_with({"account": None}))
     [finding] = checks.check_credentials(c)
     assert finding.level is Level.WARN and "set account:" in finding.message
@@ -86,8 +96,13 @@ def _account_settings(stubs, unreserved: int) -> None:
 
 def test_concurrency_passes_when_the_reservation_leaves_a_hundred_unreserved(stubs):
     _account_settings(stubs, 110)
-    stubs.error("lambda", "get_function_concurrency", "ResourceNotFoundException", status=404,
-                params={"FunctionName": "akb-dev-acme-endpoint"})
+    stubs.error(
+        "lambda",
+        "get_function_concurrency",
+        "ResourceNotFoundException",
+        status=404,
+        params={"FunctionName": "akb-dev-acme-endpoint"},
+    )
     [finding] = checks.check_concurrency(checkup(stubs))
     assert finding.level is Level.OK and "acme 10" in finding.message and "needs 10 more" in finding.message
 
@@ -139,8 +154,13 @@ def test_an_adapter_layer_for_another_architecture_fails(stubs):
 
 
 def test_access_denied_propagates_as_a_failure_naming_the_action(stubs):
-    stubs.error("lambda", "get_account_settings", "AccessDeniedException", status=403,
-                message="User: arn:aws:iam::999999999999:user/x is not authorized")
+    stubs.error(
+        "lambda",
+        "get_account_settings",
+        "AccessDeniedException",
+        status=403,
+        message="User: arn:aws:iam::999999999999:user/x is not authorized",
+    )
     try:
         list(checks.check_concurrency(checkup(stubs)))
     except CallFailed as failure:

@@ -1,25 +1,17 @@
-"""botocore Stubbers on real boto3 clients for `akb doctor` (a stand-in: there is no AWS account here).
+"""botocore Stubbers on real boto3 clients for commands that call AWS (a stand-in: no AWS account here).
 
 The Stubber validates every request's parameters and every scripted response against botocore's
-service models, so a check that sends a wrong parameter name or reads a field the API does not
-have fails here; nothing is sent.
+service models, so code that sends a wrong parameter name or reads a field the API does not have
+fails in tests; nothing is sent.
 """
 
 from __future__ import annotations
 
-import dataclasses
-from collections.abc import Iterator
 from typing import Any
 
 import boto3
-import pytest
 from botocore.stub import Stubber
 
-from client.doctor.checkup import Checkup
-from schema import Project
-from tests.cdk_constructs.probe import example_project
-
-ACCOUNT = "123456789012"  # the example config's dev account
 REGION = "us-west-2"
 
 
@@ -59,26 +51,3 @@ class Stubs:
     def close(self) -> None:
         for stubber in self.stubbers.values():
             stubber.deactivate()
-
-
-@pytest.fixture
-def stubs() -> Iterator[Stubs]:
-    made = Stubs()
-    yield made
-    made.close()
-
-
-def project_with(env_updates: dict[str, Any] | None = None, **tenant_updates: dict[str, Any]) -> Project:
-    """The example dev project with environment fields and per-tenant fields replaced."""
-    project = example_project()
-    environment = project.environment.model_copy(update=env_updates or {})
-    tenants = {
-        name: tenant.model_copy(update=tenant_updates.get(name, {})) for name, tenant in project.tenants.items()
-    }
-    return dataclasses.replace(project, environment=environment, tenants=tenants)
-
-
-def checkup(stubs: Stubs, project: Project | None = None, tenants: tuple[str, ...] = ("acme",), **fields) -> Checkup:
-    made = Checkup(project=project or example_project(), tenants=tenants, clients=stubs, **fields)
-    made.account = fields.get("account", ACCOUNT)
-    return made
