@@ -7,11 +7,12 @@ Sources of every value used here: docs/facts-and-decisions.md, "Ledger".
 
 from __future__ import annotations
 
+import dataclasses
 from collections.abc import Iterator
 
 from cdk_constructs import resource_names as naming
 from client.doctor.checkup import Checkup, partition_of
-from client.doctor.findings import CallFailed, Finding, aws_call, fail, ok, warn
+from client.doctor.findings import CallFailed, Finding, aws_call, fail, from_failure, ok, warn
 
 CREDENTIALS = "credentials"
 BOOTSTRAP = "cdk-bootstrap"
@@ -28,10 +29,14 @@ ARCHITECTURE = "arm64"  # the endpoint function's architecture (cdk_constructs/s
 
 def check_credentials(c: Checkup) -> Iterator[Finding]:
     """Whose credentials these are: the account must be the one the environment file names."""
-    identity = aws_call("sts:GetCallerIdentity", c.client("sts").get_caller_identity)
+    try:
+        identity = aws_call("sts:GetCallerIdentity", c.client("sts").get_caller_identity)
+    except CallFailed as failure:  # unconfirmed account: every later answer could be another account's
+        yield dataclasses.replace(from_failure(CREDENTIALS, failure, c.region), blocking=True)
+        return
     c.account = identity.get("Account")
     configured = c.configured_account
-    region = f"region {c.region} (from {c.env_file})"
+    region = f"region {c.region}"
     if configured is None:
         yield warn(
             CREDENTIALS,

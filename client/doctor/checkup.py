@@ -2,7 +2,8 @@
 
 The runner is deliberately small: it calls each check in order, prints each finding as it comes,
 turns an unexpected AWS failure into a FAIL line that names the missing permission, and stops
-after a blocking FAIL (credentials for the wrong account make every later answer meaningless).
+after a blocking FAIL (when the account the credentials reach is not confirmed as the target, every
+later answer could describe another account).
 """
 
 from __future__ import annotations
@@ -114,6 +115,12 @@ def run(checks: Iterable[NamedCheck], region: str, emit: Callable[[Finding], Non
         except CallFailed as failure:  # a failure the check did not expect: not checked, so FAIL
             report(from_failure(name, failure, region))
         if any(finding.blocking for finding in findings):
-            report(Finding(Level.FAIL, "doctor", "remaining checks skipped: they would read the wrong account"))
+            report(
+                Finding(
+                    Level.FAIL,
+                    "doctor",
+                    "remaining checks skipped: the account these credentials reach is not the confirmed target",
+                )
+            )
             break
     return findings

@@ -167,3 +167,9 @@ def test_access_denied_propagates_as_a_failure_naming_the_action(stubs):
         assert failure.action == "lambda:GetAccountSettings" and failure.code == "AccessDeniedException"
     else:
         raise AssertionError("expected CallFailed")
+
+
+def test_an_unanswered_identity_call_blocks_every_other_check(stubs):
+    stubs.error("sts", "get_caller_identity", "InternalFailure", status=500)
+    [finding] = checks.check_credentials(checkup(stubs, account=None))
+    assert finding.level is Level.FAIL and finding.blocking and "InternalFailure" in finding.message
