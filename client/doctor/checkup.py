@@ -59,10 +59,11 @@ def bootstrap_qualifier(cdk_json: Path) -> str:
 def partition_of(region: str) -> str:
     """`aws`, `aws-cn`, `aws-us-gov`, ... from botocore's endpoint data (no call)."""
     import botocore.session
+    from botocore.exceptions import UnknownRegionError
 
     try:
         return botocore.session.get_session().get_partition_for_region(region)
-    except Exception:  # an unknown region: the commercial partition is the only sensible guess
+    except UnknownRegionError:  # a region newer than this botocore: the commercial partition is the likely one
         return "aws"
 
 

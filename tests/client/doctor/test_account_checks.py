@@ -173,3 +173,11 @@ def test_an_unanswered_identity_call_blocks_every_other_check(stubs):
     stubs.error("sts", "get_caller_identity", "InternalFailure", status=500)
     [finding] = checks.check_credentials(checkup(stubs, account=None))
     assert finding.level is Level.FAIL and finding.blocking and "InternalFailure" in finding.message
+
+
+def test_the_layer_arn_follows_the_regions_partition(stubs):
+    arn = "arn:aws-cn:lambda:cn-north-1:753240598075:layer:LambdaAdapterLayerArm64:26"
+    stubs.respond("lambda", "get_layer_version_by_arn", {"CompatibleArchitectures": ["arm64"]}, {"Arn": arn})
+    [finding] = checks.check_web_adapter_layer(checkup(stubs, project_with({"region": "cn-north-1"})))
+    assert finding.level is Level.OK and "cn-north-1" in finding.message
+    stubs.assert_all_used()
