@@ -135,8 +135,7 @@ def _check_invoker(c: Checkup, tenant: str, index: int, arn: str) -> Finding:
             raise
         return fail(
             INVOKERS,
-            f"{arn} ({where}) does not exist: create it before deploying, or fix the ARN in "
-            f"config/tenants/{tenant}.yaml",
+            f"{arn} ({where}) does not exist: create it before deploying, or fix the ARN in {c.tenant_file(tenant)}",
         )
     if found.get(key, {}).get("Arn") != arn:
         return fail(INVOKERS, f"{arn} ({where}): a {kind} of that name exists under another path; fix the ARN")

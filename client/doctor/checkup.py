@@ -87,6 +87,9 @@ class Checkup:
     def env_file(self) -> str:
         return str(self.project.config_dir / "environments" / f"{self.project.env_name}.yaml")
 
+    def tenant_file(self, tenant: str) -> str:
+        return str(self.project.config_dir / "tenants" / f"{tenant}.yaml")
+
     @property
     def configured_account(self) -> str | None:
         return self.project.environment.account

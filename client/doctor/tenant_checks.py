@@ -135,7 +135,7 @@ def instruction_finding(c: Checkup, tenant: str, found: dict[str, Any]) -> Findi
         f"{reason.get('fieldName', 'review')}: {reason.get('code')} {c.redact(str(reason.get('message', '')))}".strip()
         for reason in found.get("lastTransitionStatusReasons") or []
     )
-    fix = f"revise retrieval.instruction in config/tenants/{tenant}.yaml and deploy"
+    fix = f"revise retrieval.instruction in {c.tenant_file(tenant)} and deploy"
     if status == "ACTIVE" and last in ("UPDATE_FAILED",):
         return warn(
             INSTRUCTION,
