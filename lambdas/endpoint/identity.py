@@ -155,3 +155,20 @@ def resolve_user_id(
             f"cannot derive a user id from the caller '{caller.arn}' (user_context: {user_context})",
         )
     return caller.name
+
+
+def caller_from_jwt_claims(claims: Mapping[str, object], *, user_claim: str, client_claim: str) -> Caller:
+    """A Caller from the claims of a JWT the gateway's CUSTOM_JWT authorizer verified.
+
+    The calling application (`client_claim`, what `trusted_callers` lists for a gateway) is the
+    principal; the end user (`user_claim`, e.g. `sub`) is the name `caller` mode passes. Raises
+    ApiError 401 when the token names no application: nobody to hold to the rules.
+    """
+    client = claims.get(client_claim)
+    if not isinstance(client, str) or not client:
+        raise ApiError(
+            401, "unauthenticated", f"the token has no '{client_claim}' claim naming the calling application"
+        )
+    user = claims.get(user_claim)
+    name = user if isinstance(user, str) and user else None
+    return Caller(f"token of client '{client}'", "", client, name)
