@@ -12,6 +12,7 @@ https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/Create_Composite_
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from aws_cdk import Duration
@@ -21,7 +22,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from monitoring.metric_catalogue import BedrockMetrics, EndpointMetrics
+from monitoring.metric_catalogue import BedrockMetrics, EndpointMetrics, GatewayMetrics
 from schema.alarm_config import AccountThresholds, TenantThresholds
 
 GT = cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD
@@ -95,6 +96,7 @@ class EndpointAlarms(Construct):
     - thresholds: resolved thresholds (`schema.alarm_config.tenant_thresholds`).
     - topic: where the composite alarm notifies; default none (alarms still show on dashboards).
     - runbook_url: appended to every description (where to look first); default none.
+    - extra_specs: more alarms that join the composite (the MCP gateway's: `gateway_alarm_specs`).
     """
 
     def __init__(
@@ -108,6 +110,7 @@ class EndpointAlarms(Construct):
         thresholds: TenantThresholds,
         topic: sns.ITopic | None = None,
         runbook_url: str | None = None,
+        extra_specs: Sequence[AlarmSpec] = (),
     ):
         super().__init__(scope, construct_id)
         period = Duration.minutes(thresholds.period_minutes)
@@ -166,6 +169,7 @@ class EndpointAlarms(Construct):
                 "reserved concurrency is exhausted and callers get 429s.",
                 IDLE_IS_FINE,
             ),
+            *extra_specs,
         ]
         self.alarms = _create_all(
             self, specs, name_prefix=name_prefix, evaluation_periods=t.evaluation_periods, runbook_url=runbook_url
@@ -181,6 +185,41 @@ class EndpointAlarms(Construct):
         if topic is not None:
             self.composite.add_alarm_action(actions.SnsAction(topic))
             self.composite.add_ok_action(actions.SnsAction(topic))
+
+
+def gateway_alarm_specs(
+    metrics: GatewayMetrics, interceptor: lambda_.IFunction, thresholds: TenantThresholds
+) -> list[AlarmSpec]:
+    """The tenant's MCP gateway: AgentCore's own error and throttle counts, and its interceptor's failures."""
+    t, period = thresholds, Duration.minutes(thresholds.period_minutes)
+    return [
+        AlarmSpec(
+            "gateway-system-errors",
+            metrics.metric_total(GatewayMetrics.SYSTEM_ERRORS),
+            t.function_errors,
+            GT,
+            f"The MCP gateway answered more than {t.function_errors} tool calls per period with a 5xx.",
+            ABSENT_MEANS_ZERO,
+        ),
+        AlarmSpec(
+            "gateway-throttles",
+            metrics.metric_total(GatewayMetrics.THROTTLES),
+            t.function_throttles,
+            GT,
+            f"The MCP gateway throttled more than {t.function_throttles} tool calls per period (the "
+            "per-caller rate limit or AgentCore's quota).",
+            ABSENT_MEANS_ZERO,
+        ),
+        AlarmSpec(
+            "gateway-interceptor-errors",
+            interceptor.metric_errors(period=period, statistic="Sum"),
+            t.function_errors,
+            GT,
+            f"The gateway's interceptor failed more than {t.function_errors} times per period: tool calls "
+            "are refused (it fails closed).",
+            IDLE_IS_FINE,
+        ),
+    ]
 
 
 class BedrockAccountAlarms(Construct):

@@ -12,7 +12,8 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from monitoring.alarms import EndpointAlarms
+from monitoring.alarms import EndpointAlarms, gateway_alarm_specs
+from monitoring.metric_catalogue import GatewayMetrics
 from monitoring.saved_queries import EndpointLogQueries
 from monitoring.tenant_dashboard import TenantDashboard
 from schema.alarm_config import TenantThresholds
@@ -37,6 +38,7 @@ class TenantObservability(Construct):
     - topic: the environment's alarm topic; default none (no notifications).
     - reserved_concurrency: the function's reserved concurrency, drawn on the dashboard; default none.
     - query_folder: Logs Insights folder of the saved queries; default `name`.
+    - gateway, interceptor: the tenant's MCP gateway metrics and its interceptor function; default none.
     """
 
     def __init__(
@@ -52,6 +54,8 @@ class TenantObservability(Construct):
         topic: sns.ITopic | None = None,
         reserved_concurrency: int | None = None,
         query_folder: str | None = None,
+        gateway: GatewayMetrics | None = None,
+        interceptor: lambda_.IFunction | None = None,
     ):
         super().__init__(scope, construct_id)
         self.alarms = EndpointAlarms(
@@ -63,6 +67,7 @@ class TenantObservability(Construct):
             thresholds=thresholds,
             topic=topic,
             runbook_url=f"{RUNBOOK}; dashboard {dashboard_url(self, name)}",
+            extra_specs=gateway_alarm_specs(gateway, interceptor, thresholds) if gateway and interceptor else (),
         )
         self.dashboard = TenantDashboard(
             self,
@@ -73,5 +78,6 @@ class TenantObservability(Construct):
             thresholds=thresholds,
             reserved_concurrency=reserved_concurrency,
             alarms=[*self.alarms.alarms.values(), self.alarms.composite],
+            gateway=gateway,
         )
         self.queries = EndpointLogQueries(self, "Queries", log_group=log_group, name_prefix=query_folder or name)

@@ -11,6 +11,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from schema.alarm_config import TenantAlarms
 from schema.common import IAM_PRINCIPAL_PATTERN, NonBlank, StrictModel, unique
+from schema.gateway_config import McpGateway, check_gateway_identity
 from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
 
@@ -139,6 +140,9 @@ class Tenant(StrictModel):
     alarms: TenantAlarms | None = Field(
         None, description="Overrides of the environment's alarm thresholds; unset fields use the environment's."
     )
+    gateway: McpGateway | None = Field(
+        None, description="Opt-in: the tenant's retrieval as MCP tools behind an AgentCore Gateway (docs/agents.md)."
+    )
 
     @model_validator(mode="after")
     def _invokers_consistent(self) -> Tenant:
@@ -155,6 +159,8 @@ class Tenant(StrictModel):
                 "an invoker is trusted: true but user_context is "
                 f"'{self.user_context}'; set user_context: trusted or remove trusted"
             )
+        if self.gateway is not None:
+            check_gateway_identity(self.gateway, self.user_context)
         return self
 
     @property

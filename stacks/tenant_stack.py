@@ -13,6 +13,7 @@ from cdk_constructs.guardrail import Guardrail
 from cdk_constructs.knowledge_base import KnowledgeBase
 from cdk_constructs.knowledge_outputs import publish_knowledge
 from cdk_constructs.log_group import log_group
+from cdk_constructs.mcp_gateway import McpGatewayConstruct
 from cdk_constructs.removal import removal_policy
 from cdk_constructs.resource_names import bounded_name, endpoint_log_group_name, query_folder, resource_prefix
 from cdk_constructs.retrieval_instruction import RetrievalInstruction
@@ -115,6 +116,10 @@ class TenantStack(cdk.Stack):
             log_group=self.endpoint_log_group,
         )
 
+        # Opt-in: the same knowledge as MCP tools behind an AgentCore Gateway, with the endpoint's
+        # identity rules in its interceptor (docs/agents.md).
+        self.gateway = self._build_gateway() if self.tenant.gateway else None
+
         # Monitoring: dashboard, alarms (+ a composite that pages the environment's topic) and saved
         # log queries. It reads the function's metrics and the tenant's EMF metrics (metric_names.py).
         self.observability = TenantObservability(
@@ -128,6 +133,25 @@ class TenantStack(cdk.Stack):
             topic=platform.alarms.topic,
             reserved_concurrency=self.tenant.reserved_concurrency,
             query_folder=query_folder(project.env_name, tenant_name),
+            gateway=self.gateway.metrics if self.gateway else None,
+            interceptor=self.gateway.interceptor if self.gateway else None,
+        )
+
+    def _build_gateway(self) -> McpGatewayConstruct:
+        return McpGatewayConstruct(
+            self,
+            "McpGateway",
+            project=self.project,
+            tenant_name=self.tenant_name,
+            knowledge_bases=[kb.ref for kb in self.knowledge_bases.values()],
+            log_group=log_group(
+                self,
+                "GatewayInterceptorLogs",
+                environment=self.project.environment,
+                name=f"{endpoint_log_group_name(self.project.env_name, self.tenant_name)}-mcp-interceptor",
+            ),
+            guardrail=self.guardrail.ref if self.guardrail else None,
+            retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
         )
 
 
