@@ -88,6 +88,55 @@ def review(project, tenant_name: str) -> dict:
         "knowledge_base_roles": {
             kb.alias: _knowledge_base_role(kb, partition, region, account) for kb in tenant.knowledge_bases
         },
+        **({"mcp_gateway": _gateway(project, tenant_name, partition, arn)} if tenant.gateway else {}),
+    }
+
+
+def _gateway(project, tenant_name: str, partition: str, arn) -> dict:
+    """The tenant's MCP gateway (policies/gateway_role.py): execution role and trust, interceptor role,
+    who may invoke it, and how its interceptor decides whose documents a call reads."""
+    from cdk_constructs.resource_names import endpoint_log_group_name
+    from policies.endpoint_role import inputs_for
+    from policies.gateway_role import (
+        GATEWAY_WILDCARD_REASONS,
+        GatewayRoleInputs,
+        gateway_invoker_policy,
+        gateway_resource_policy,
+        gateway_role_policy,
+        gateway_trust_policy,
+        interceptor_role_policy,
+    )
+
+    environment, tenant = project.environment, project.tenants[tenant_name]
+    config = tenant.gateway
+    kb_arns = [arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases]
+    guardrail = arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None
+    models = inputs_for(environment, tenant, knowledge_base_arns=kb_arns, log_group_arn="-", guardrail_arn=guardrail)
+    role = gateway_role_policy(GatewayRoleInputs(kb_arns, arn("lambda", "function:<interceptor-function>"), models))
+    gateway_arn = arn("bedrock-agentcore", "gateway/<gateway:id>")
+    log_group = arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}-mcp-interceptor")
+    sids = {statement["Sid"] for statement in role["Statement"]}
+    iam_callers = config.authorizer == "AWS_IAM"
+    return {
+        "authorizer": config.authorizer,
+        "execution_role": role,
+        "execution_role_trust": gateway_trust_policy(partition, environment.region, environment.account or "<account>"),
+        "why_wildcards": {sid: reason for sid, reason in GATEWAY_WILDCARD_REASONS.items() if sid in sids},
+        "interceptor_role": interceptor_role_policy(log_group),
+        "invoker_managed_policy": gateway_invoker_policy(gateway_arn) if iam_callers else None,
+        "resource_policy": (
+            gateway_resource_policy(gateway_arn, [i.arn for i in tenant.invokers])
+            if iam_callers and tenant.invokers
+            else None
+        ),
+        "jwt": config.jwt.model_dump() if config.jwt else None,
+        "user_context": {
+            "mode": tenant.user_context,
+            "from": f"the verified token's '{config.jwt.user_claim}' claim"
+            if config.jwt
+            else "nothing (user_context: none)",
+        },
+        "rate_limit_per_caller_per_minute": config.requests_per_minute,
     }
 
 
@@ -127,7 +176,7 @@ def _knowledge_base_role(kb, partition: str, region: str, account: str) -> dict:
 @config_option
 @click.option("--tenant", "tenant_name", required=True, help="Tenant: config/tenants/<tenant>.yaml.")
 def command(env_name: str, config_dir: Path, tenant_name: str) -> None:
-    """Print a tenant's IAM (endpoint role, invoker policy, URL permissions, knowledge-base roles) as JSON."""
+    """Print a tenant's IAM as JSON: endpoint role, invoker policy, URL permissions, KB roles, MCP gateway."""
     project = load_or_exit(config_dir, env_name)
     if tenant_name not in project.tenants:
         click.echo(

@@ -92,3 +92,17 @@ def test_none_user_context_has_no_caveat(config_copy):  # noqa: F811
     result = _run("--config", str(config_copy.root), "--env", "dev", "--tenant", "acme")
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["user_context"] == {"mode": "none"}
+
+
+def test_prints_the_mcp_gateway_roles_for_a_tenant_with_a_gateway_only():
+    assert "mcp_gateway" not in json.loads(_run("--env", "dev", "--tenant", "acme").output)
+    gateway = json.loads(_run("--env", "dev", "--tenant", "globex").output)["mcp_gateway"]
+    text = json.dumps(gateway["execution_role"])
+    assert "<kb:handbook:id>" in text and "<kb:wiki:id>" in text and "acme" not in text
+    assert "function:<interceptor-function>" in text
+    assert set(gateway["why_wildcards"]) >= {"AgenticRetrieveStreamCannotBeScopedToAResource"}
+    assert gateway["execution_role_trust"]["Statement"][0]["Principal"] == {
+        "Service": "bedrock-agentcore.amazonaws.com"
+    }
+    assert gateway["authorizer"] == "CUSTOM_JWT" and gateway["invoker_managed_policy"] is None
+    assert gateway["user_context"] == {"mode": "trusted", "from": "the verified token's 'sub' claim"}
