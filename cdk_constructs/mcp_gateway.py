@@ -27,6 +27,7 @@ from constructs import Construct
 
 from cdk_constructs.endpoint_bundling import endpoint_code
 from cdk_constructs.endpoint_settings import tenant_settings
+from cdk_constructs.log_group import log_group
 from cdk_constructs.nag_checks import acknowledge_wildcards
 from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from cdk_constructs.stack_outputs import publish
@@ -123,7 +124,7 @@ class McpGatewayConstruct(Construct):
     """Props:
     - project, tenant_name: config (`gateway:` must be set; retrieval caps, invokers, user_context).
     - knowledge_bases: the tenant's knowledge bases; the gateway reaches these and no other.
-    - log_group: the interceptor's log group (created by the stack with the environment's retention).
+    - log_group_name: the interceptor's log group (created here with the environment's retention).
     - guardrail, retrieval_instruction: optional, as for the endpoint.
     """
 
@@ -135,7 +136,7 @@ class McpGatewayConstruct(Construct):
         project: Project,
         tenant_name: str,
         knowledge_bases: Sequence[KnowledgeBaseRef],
-        log_group: logs.ILogGroup,
+        log_group_name: str,
         guardrail: GuardrailRef | None = None,
         retrieval_instruction: RetrievalInstructionRef | None = None,
     ):
@@ -150,7 +151,8 @@ class McpGatewayConstruct(Construct):
             retrieval_instruction=retrieval_instruction,
         )  # fmt: skip
         self.tools = tool_names(self.config, [kb.alias for kb in knowledge_bases])
-        self.interceptor = self._build_interceptor(log_group)
+        self.log_group = log_group(self, "InterceptorLogs", environment=project.environment, name=log_group_name)
+        self.interceptor = self._build_interceptor(self.log_group)
         self.role = self._build_role(guardrail)
         self.gateway = self._build_gateway()
         self.targets = self._build_targets()

@@ -144,12 +144,7 @@ class TenantStack(cdk.Stack):
             project=self.project,
             tenant_name=self.tenant_name,
             knowledge_bases=[kb.ref for kb in self.knowledge_bases.values()],
-            log_group=log_group(
-                self,
-                "GatewayInterceptorLogs",
-                environment=self.project.environment,
-                name=f"{endpoint_log_group_name(self.project.env_name, self.tenant_name)}-mcp-interceptor",
-            ),
+            log_group_name=f"{endpoint_log_group_name(self.project.env_name, self.tenant_name)}-mcp-interceptor",
             guardrail=self.guardrail.ref if self.guardrail else None,
             retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
         )

@@ -137,7 +137,8 @@ def test_each_tenant_stack_has_its_dashboard_alarms_composite_and_queries(synthe
     (body,) = dashboards(template).values()
     uses, _ = dashboard_metrics(body)
     assert {u.name for u in uses if u.namespace == names.NAMESPACE} == set(names.DIMENSION_SETS)
-    assert len(alarms(template)) == 6
+    gateway_alarms = 3 if synthesized.project.tenants[tenant].gateway else 0  # tests/cdk_constructs/test_mcp_gateway.py
+    assert len(alarms(template)) == 6 + gateway_alarms
     types = [r["Type"] for r in template["Resources"].values()]
     assert types.count("AWS::CloudWatch::CompositeAlarm") == 1
     assert types.count("AWS::Logs::QueryDefinition") == 4
