@@ -125,13 +125,26 @@ class EndpointSettings(StrictModel):
 
 
 class Pricing(StrictModel):
-    """Prices behind the endpoint's EstimatedCostUSD metric (seed 000, us-east-1 list prices)."""
+    """Prices behind the cost estimates: the endpoint's EstimatedCostUSD metric and the dashboards'
+    index storage estimate. Defaults: Amazon Bedrock's price page (https://aws.amazon.com/bedrock/pricing/,
+    on-demand, us-east-1) as AWS's sample records it (aws-samples/amazon-bedrock-samples,
+    rag/managed-knowledge-bases/utils/kb_pricing.yaml, 2026-07-09). Other regions may differ: override."""
 
     agentic_per_1000_usd: float = Field(
         4.0, ge=0, description="Managed planner: USD per 1,000 AgenticRetrieveStream calls."
     )
     retrieve_per_1000_usd: float = Field(
-        1.0, ge=0, description="USD per 1,000 underlying Retrieve calls (one per sub-query)."
+        1.0,
+        ge=0,
+        description="USD per 1,000 Retrieve calls: each retrieve-mode call, and the underlying Retrieve "
+        "calls of an agentic call, counted as its planner iterations (the endpoint's stand-in for "
+        "Bedrock's TotalIterationCount, the proxy AWS's sample uses).",
+    )
+    index_storage_per_gb_month_usd: float = Field(
+        5.0,
+        ge=0,
+        description="USD per GB-month of knowledge-base index storage (Bedrock's RawDataSize); drawn on "
+        "the dashboards, not part of EstimatedCostUSD (it is not per request).",
     )
 
 

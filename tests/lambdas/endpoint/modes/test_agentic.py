@@ -96,16 +96,18 @@ def test_custom_planner_reranker_guardrail_and_instruction_have_botocore_shapes(
     }
 
 
-def test_estimated_cost_is_one_agentic_call_plus_one_retrieve_per_sub_query():
-    assert estimated_cost_usd(RunStats(sub_queries=5), tenant_settings()) == pytest.approx(0.004 + 0.005)
+def test_estimated_cost_is_one_agentic_call_plus_one_retrieve_per_planner_iteration():
+    """The sample's price book: $4/1,000 calls + $1/1,000 underlying Retrieve, TotalIterationCount as proxy."""
+    assert estimated_cost_usd(RunStats(iterations=3, sub_queries=7), tenant_settings()) == pytest.approx(0.004 + 0.003)
     assert estimated_cost_usd(
-        RunStats(sub_queries=2), tenant_settings(agentic_price_per_1000_usd=0, retrieve_price_per_1000_usd=2)
+        RunStats(iterations=2, sub_queries=9),
+        tenant_settings(agentic_price_per_1000_usd=0, retrieve_price_per_1000_usd=2),
     ) == pytest.approx(0.004)
 
 
 def test_a_custom_planner_is_not_charged_the_managed_planner_fee():
     custom = tenant_settings(planner_type="CUSTOM", planner_model_arn=PLANNER)
-    assert estimated_cost_usd(RunStats(sub_queries=5), custom) == pytest.approx(0.005)  # Retrieve calls only
+    assert estimated_cost_usd(RunStats(iterations=5), custom) == pytest.approx(0.005)  # Retrieve calls only
     assert excludes_planner_model_cost(custom) and not excludes_planner_model_cost(tenant_settings())
 
 
@@ -116,15 +118,13 @@ def test_the_done_event_says_when_the_estimate_leaves_out_the_planner_model(app_
     response = client.post("/v1/query", json={"question": "api keys"}, headers={"accept": "application/x-ndjson"})
     assert response.status_code == 200, response.text
     events = [json.loads(line) for line in response.text.splitlines() if line.strip()]
-    sub_queries = sum(
-        len(e.get("subQueries", []))
-        for e in events
-        if e["type"] == "trace" and e["step"] in ("Retrieval", "SpeculativeRetrieval") and e["status"] == "IN_PROGRESS"
+    planning_steps = sum(
+        1 for e in events if e["type"] == "trace" and e["step"] == "Planning" and e["status"] == "IN_PROGRESS"
     )
     done = events[-1]
-    assert done["type"] == "done" and sub_queries > 0
+    assert done["type"] == "done" and planning_steps > 0 and done["iterations"] == planning_steps
     planner_fee = 0.004 if planner == "MANAGED" else 0.0
-    assert done["estimatedCostUsd"] == pytest.approx(planner_fee + 0.001 * sub_queries)
+    assert done["estimatedCostUsd"] == pytest.approx(planner_fee + 0.001 * planning_steps)
     assert done.get("estimatedCostExcludesPlannerModel") is (True if planner == "CUSTOM" else None)
 
 
