@@ -120,61 +120,10 @@ class EndpointAlarms(Construct):
     ):
         super().__init__(scope, construct_id)
         period = Duration.minutes(thresholds.period_minutes)
-        metrics = EndpointMetrics(tenant, period=period)
         t = thresholds
         specs = [
-            AlarmSpec(
-                "iterations",
-                metrics.metric_iterations("Average"),
-                t.iterations_average,
-                GTE,
-                f"Iteration blow-up: requests average {t.iterations_average:g}+ planner iterations, the "
-                "budget expected for this tenant (cost grows with every iteration).",
-                IDLE_IS_FINE,
-            ),
-            AlarmSpec(
-                "error-rate",
-                metrics.metric_error_rate(period=period),
-                t.error_rate_percent,
-                GT,
-                f"More than {t.error_rate_percent:g}% of requests ended with an error.",
-                IDLE_IS_FINE,
-            ),
-            AlarmSpec(
-                "time-to-first-event-p95",
-                metrics.metric_time_to_first_event("p95"),
-                t.time_to_first_event_p95_ms,
-                GT,
-                f"p95 time to first event is above {t.time_to_first_event_p95_ms} ms: callers wait before "
-                "anything streams.",
-                IDLE_IS_FINE,
-            ),
-            AlarmSpec(
-                "deadline-stops",
-                metrics.metric_deadline_stops(),
-                t.deadline_stops,
-                GT,
-                f"More than {t.deadline_stops} requests per period were cut off at the request deadline.",
-                ABSENT_MEANS_ZERO,
-            ),
-            AlarmSpec(
-                "function-errors",
-                function.metric_errors(period=period, statistic="Sum"),
-                t.function_errors,
-                GT,
-                f"The endpoint function failed (crash, timeout, out of memory) more than {t.function_errors} "
-                "times per period.",
-                IDLE_IS_FINE,
-            ),
-            AlarmSpec(
-                "function-throttles",
-                function.metric_throttles(period=period, statistic="Sum"),
-                t.function_throttles,
-                GT,
-                f"More than {t.function_throttles} invocations per period were throttled: the function's "
-                "reserved concurrency is exhausted and callers get 429s.",
-                IDLE_IS_FINE,
-            ),
+            *_request_specs(EndpointMetrics(tenant, period=period), t, period),
+            *_function_specs(function, t, period),
             *_retrieve_throttles(knowledge_base_ids, t, period),
         ]
         self.alarms = _create_all(
@@ -191,6 +140,70 @@ class EndpointAlarms(Construct):
         if topic is not None:
             self.composite.add_alarm_action(actions.SnsAction(topic))
             self.composite.add_ok_action(actions.SnsAction(topic))
+
+
+def _request_specs(metrics: EndpointMetrics, t: TenantThresholds, period: Duration) -> list[AlarmSpec]:
+    """The tenant's alarms on what its endpoint emits (EMF): iterations, errors, latency, deadline stops."""
+    return [
+        AlarmSpec(
+            "iterations",
+            metrics.metric_iterations("Average"),
+            t.iterations_average,
+            GTE,
+            f"Iteration blow-up: requests average {t.iterations_average:g}+ planner iterations, the "
+            "budget expected for this tenant (cost grows with every iteration).",
+            IDLE_IS_FINE,
+        ),
+        AlarmSpec(
+            "error-rate",
+            metrics.metric_error_rate(period=period),
+            t.error_rate_percent,
+            GT,
+            f"More than {t.error_rate_percent:g}% of requests ended with an error.",
+            IDLE_IS_FINE,
+        ),
+        AlarmSpec(
+            "time-to-first-event-p95",
+            metrics.metric_time_to_first_event("p95"),
+            t.time_to_first_event_p95_ms,
+            GT,
+            f"p95 time to first event is above {t.time_to_first_event_p95_ms} ms: callers wait before "
+            "anything streams.",
+            IDLE_IS_FINE,
+        ),
+        AlarmSpec(
+            "deadline-stops",
+            metrics.metric_deadline_stops(),
+            t.deadline_stops,
+            GT,
+            f"More than {t.deadline_stops} requests per period were cut off at the request deadline.",
+            ABSENT_MEANS_ZERO,
+        ),
+    ]
+
+
+def _function_specs(function: lambda_.IFunction, t: TenantThresholds, period: Duration) -> list[AlarmSpec]:
+    """The tenant's alarms on its function's own Lambda metrics (failures before any EMF is written)."""
+    return [
+        AlarmSpec(
+            "function-errors",
+            function.metric_errors(period=period, statistic="Sum"),
+            t.function_errors,
+            GT,
+            f"The endpoint function failed (crash, timeout, out of memory) more than {t.function_errors} "
+            "times per period.",
+            IDLE_IS_FINE,
+        ),
+        AlarmSpec(
+            "function-throttles",
+            function.metric_throttles(period=period, statistic="Sum"),
+            t.function_throttles,
+            GT,
+            f"More than {t.function_throttles} invocations per period were throttled: the function's "
+            "reserved concurrency is exhausted and callers get 429s.",
+            IDLE_IS_FINE,
+        ),
+    ]
 
 
 def _retrieve_throttles(knowledge_base_ids: Sequence[str], t: TenantThresholds, period: Duration) -> list[AlarmSpec]:

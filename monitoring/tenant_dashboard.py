@@ -111,6 +111,30 @@ class TenantDashboard(Construct):
             f"# Tenant `{tenant}`\nEndpoint metrics are the service's own (namespace "
             f"`{names.NAMESPACE}`, dimension `{names.TENANT_DIMENSION}={tenant}`).",
         )
+        self._endpoint_rows(m, thresholds)
+        self._function_row(function, reserved_concurrency)
+        if knowledge_bases:
+            self._row(
+                KNOWLEDGE,
+                knowledge_base_widgets(knowledge_bases, thresholds.bedrock_throttles, index_storage_price_per_gb_month),
+            )
+        self._row(
+            GUARDRAIL,
+            [
+                graph(
+                    "Guardrail interventions",
+                    [m.metric(names.GUARDRAIL_INTERVENTIONS, statistic="Sum", label="interventions")],
+                ),
+                cloudwatch.AlarmStatusWidget(title="Alarms", alarms=list(alarms), width=12, height=ROW_HEIGHT),
+            ],
+        )
+
+    def _endpoint_rows(self, m: EndpointMetrics, thresholds: TenantThresholds) -> None:
+        """Traffic, latency, planner work and cost: the endpoint's own EMF metrics."""
+        self._traffic_and_latency_rows(m, thresholds)
+        self._planner_and_cost_rows(m, thresholds)
+
+    def _traffic_and_latency_rows(self, m: EndpointMetrics, thresholds: TenantThresholds) -> None:
         self._row(
             TRAFFIC,
             [
@@ -136,6 +160,8 @@ class TenantDashboard(Construct):
                 graph("Deadline stops", [m.metric_deadline_stops()], lines=[("alarm", thresholds.deadline_stops)]),
             ],
         )
+
+    def _planner_and_cost_rows(self, m: EndpointMetrics, thresholds: TenantThresholds) -> None:
         self._row(
             PLANNER,
             [
@@ -183,6 +209,9 @@ class TenantDashboard(Construct):
                 ),
             ],
         )
+
+    def _function_row(self, function: lambda_.IFunction, reserved_concurrency: int | None) -> None:
+        """The function's own Lambda metrics, with the reserved concurrency drawn as a line."""
         concurrency_lines = [("reserved concurrency", reserved_concurrency)] if reserved_concurrency else []
         self._row(
             FUNCTION,
@@ -204,21 +233,6 @@ class TenantDashboard(Construct):
                     "Function duration (ms)",
                     [function.metric_duration(statistic=s, label=f"duration {s}") for s in ("p50", "p95", "Maximum")],
                 ),
-            ],
-        )
-        if knowledge_bases:
-            self._row(
-                KNOWLEDGE,
-                knowledge_base_widgets(knowledge_bases, thresholds.bedrock_throttles, index_storage_price_per_gb_month),
-            )
-        self._row(
-            GUARDRAIL,
-            [
-                graph(
-                    "Guardrail interventions",
-                    [m.metric(names.GUARDRAIL_INTERVENTIONS, statistic="Sum", label="interventions")],
-                ),
-                cloudwatch.AlarmStatusWidget(title="Alarms", alarms=list(alarms), width=12, height=ROW_HEIGHT),
             ],
         )
 
