@@ -128,7 +128,8 @@ class Pricing(StrictModel):
     """Prices behind the cost estimates: the endpoint's EstimatedCostUSD metric and the dashboards'
     index storage estimate. Defaults: Amazon Bedrock's price page (https://aws.amazon.com/bedrock/pricing/,
     on-demand, us-east-1) as AWS's sample records it (aws-samples/amazon-bedrock-samples,
-    rag/managed-knowledge-bases/utils/kb_pricing.yaml, 2026-07-09). Other regions may differ: override."""
+    rag/managed-knowledge-bases/utils/kb_pricing.yaml, 2026-07-09; docs/facts-and-decisions.md). Other regions
+    may differ: override."""
 
     agentic_per_1000_usd: float = Field(
         4.0, ge=0, description="Managed planner: USD per 1,000 AgenticRetrieveStream calls."

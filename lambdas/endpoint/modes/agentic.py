@@ -1,6 +1,6 @@
 """`mode: agentic` — one AgenticRetrieveStream call; Bedrock plans, retrieves and answers.
 
-Request shapes are botocore's (bedrock-agent-runtime `AgenticRetrieveStream`, FACTS.md).
+Request shapes are botocore's (bedrock-agent-runtime `AgenticRetrieveStream`; docs/facts-and-decisions.md).
 """
 
 from __future__ import annotations
