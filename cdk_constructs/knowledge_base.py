@@ -22,13 +22,12 @@ from cdk_constructs.resource_refs import KnowledgeBaseRef
 from policies.knowledge_base_role import (
     BEDROCK_SERVICE,
     KNOWLEDGE_BASE_METRIC_NAMESPACE,
-    BucketRead,
     KnowledgeBaseRoleInputs,
     knowledge_base_role_policy,
     trust_conditions,
 )
-from schema.knowledge import ConnectorSource, S3Source
 from schema.knowledge import KnowledgeBase as KnowledgeBaseConfig
+from schema.knowledge import S3Source
 
 # AWS::Bedrock::KnowledgeBase Description: 1-200 characters.
 MAX_DESCRIPTION = 200
@@ -62,7 +61,7 @@ class KnowledgeBase(Construct):
         self.config = config
         self.alias = config.alias
         stack = cdk.Stack.of(self)
-        buckets = self._bucket_reads(documents)
+        self._require_documents(documents)
 
         # Bedrock assumes the role only for this account's knowledge bases (confused-deputy guard).
         self.role = iam.Role(
@@ -77,8 +76,9 @@ class KnowledgeBase(Construct):
             partition=stack.partition,
             region=stack.region,
             account=stack.account,
-            buckets=[BucketRead(arn, prefixes) for arn, prefixes in buckets.items()],
-            secret_arns=[s.secret_arn for s in config.sources if isinstance(s, ConnectorSource) and s.secret_arn],
+            bucket_arns=config.bucket_arns(documents.bucket_arn if documents else ""),
+            certificate_object_arns=config.certificate_object_arns(stack.partition),
+            secret_arns=config.secret_arns(),
             kms_key_arns=[config.kms_key_arn] if config.kms_key_arn else [],
             embedding_model_arn=config.embedding.model_arn,
         )
@@ -129,19 +129,13 @@ class KnowledgeBase(Construct):
             for index, source in enumerate(config.sources)
         ]
 
-    def _bucket_reads(self, documents: DocumentBucket | None) -> dict[str, list[str]]:
-        reads: dict[str, list[str]] = {}
+    def _require_documents(self, documents: DocumentBucket | None) -> None:
         for index, source in enumerate(self.config.sources):
-            if not isinstance(source, S3Source):
-                continue
-            if source.bucket_arn is None and documents is None:
+            if isinstance(source, S3Source) and source.bucket_arn is None and documents is None:
                 raise ValueError(
                     f"{self.node.path}: sources[{index}] reads the tenant's document bucket but none was "
                     "given; pass documents=DocumentBucket(...) or set bucket_arn on the source"
                 )
-            arn = source.bucket_arn or documents.bucket_arn
-            reads.setdefault(arn, []).append(source.prefix)
-        return reads
 
     def _acknowledge_wildcards(self, inputs: KnowledgeBaseRoleInputs) -> None:
         acknowledge(
@@ -153,17 +147,18 @@ class KnowledgeBase(Construct):
             finding="Resource::*",
         )
         stack = cdk.Stack.of(self)
-        for read in inputs.buckets:
-            for prefix in read.prefixes:
-                acknowledge(
-                    self.role_policy,
-                    "IAM5",
-                    "the knowledge base reads every document under its source's key prefix, whose "
-                    "names are not known at deploy time; the knowledge base service role is granted "
-                    "s3:GetObject on bucket objects "
-                    "(https://docs.aws.amazon.com/bedrock/latest/userguide/kb-permissions.html)",
-                    finding=f"Resource::{_nag_resource(stack, read.bucket_arn)}/{prefix}*",
-                )
+        for bucket_arn in dict.fromkeys(inputs.bucket_arns):
+            acknowledge(
+                self.role_policy,
+                "IAM5",
+                "the knowledge base reads every document of its tenant's bucket, whose names are not known "
+                "at deploy time: s3:GetObject on bucket/* as AWS's CloudFormation sample grants "
+                "(amazon-bedrock-samples managed-kb-s3-cfn.yaml; prefix-scoped ARNs were reported refused "
+                "for the connector's role session; "
+                "https://docs.aws.amazon.com/bedrock/latest/userguide/kb-permissions.html); the bucket "
+                "belongs to this tenant only (the loader rejects a bucket shared by two tenants)",
+                finding=f"Resource::{_nag_resource(stack, bucket_arn)}/*",
+            )
 
     # --- identifiers -------------------------------------------------------------------------
 

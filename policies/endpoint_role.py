@@ -70,7 +70,7 @@ class EndpointRoleInputs:
     log_group_arn: str  # `arn:...:log-group:<name>` without the trailing `:*`
     planner_type: str = "MANAGED"
     planner_model_arn: str | None = None
-    reranking_type: str = "MANAGED"
+    reranking_type: str | None = None
     reranking_model_arn: str | None = None
     guardrail_arn: str | None = None
     kms_key_arns: Sequence[str] = ()
