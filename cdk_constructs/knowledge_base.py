@@ -60,9 +60,13 @@ class KnowledgeBase(Construct):
         super().__init__(scope, construct_id)
         self.config = config
         self.alias = config.alias
-        stack = cdk.Stack.of(self)
         self._require_documents(documents)
+        self._build_role(name, documents)
+        self._build_resource(name, removal_policy)
+        self.data_sources: list[DataSource] = self._build_data_sources(name, documents, removal_policy)
 
+    def _build_role(self, name: str, documents: DocumentBucket | None) -> None:
+        stack = cdk.Stack.of(self)
         # Bedrock assumes the role only for this account's knowledge bases (confused-deputy guard).
         self.role = iam.Role(
             self,
@@ -72,6 +76,7 @@ class KnowledgeBase(Construct):
             ),
             description=f"Knowledge base {name}: reads its own sources only",
         )
+        config = self.config
         role_inputs = KnowledgeBaseRoleInputs(
             partition=stack.partition,
             region=stack.region,
@@ -90,6 +95,9 @@ class KnowledgeBase(Construct):
         )
         self._acknowledge_wildcards(role_inputs)
 
+    def _build_resource(self, name: str, removal_policy: cdk.RemovalPolicy) -> None:
+        config = self.config
+        # Create-only (cfn-lint schema): changing the embedding or the key replaces the knowledge base.
         managed = bedrock.CfnKnowledgeBase.ManagedKnowledgeBaseConfigurationProperty(
             embedding_model_type=config.embedding.type,
             embedding_model_arn=config.embedding.model_arn,
@@ -115,7 +123,10 @@ class KnowledgeBase(Construct):
         self.resource.add_resource_dependency(self.role_policy.node.default_child)
         self.resource.apply_removal_policy(removal_policy)
 
-        self.data_sources: list[DataSource] = [
+    def _build_data_sources(
+        self, name: str, documents: DocumentBucket | None, removal_policy: cdk.RemovalPolicy
+    ) -> list[DataSource]:
+        return [
             DataSource(
                 self,
                 f"Source{index}",
@@ -123,10 +134,10 @@ class KnowledgeBase(Construct):
                 name=bounded_name(f"{name}-{index}", 100),
                 source=source,
                 bucket_name=_bucket_name(source, documents),
-                account=stack.account,
+                account=cdk.Stack.of(self).account,
                 removal_policy=removal_policy,
             )
-            for index, source in enumerate(config.sources)
+            for index, source in enumerate(self.config.sources)
         ]
 
     def _require_documents(self, documents: DocumentBucket | None) -> None:
@@ -153,8 +164,8 @@ class KnowledgeBase(Construct):
                 "IAM5",
                 "the knowledge base reads every document of its tenant's bucket, whose names are not known "
                 "at deploy time: s3:GetObject on bucket/* as AWS's CloudFormation sample grants "
-                "(amazon-bedrock-samples managed-kb-s3-cfn.yaml; prefix-scoped ARNs were reported refused "
-                "for the connector's role session; "
+                "(amazon-bedrock-samples managed-kb-s3-cfn.yaml; narrower ARNs are not used: the sample's "
+                "security notebooks report even scoped ARNs refused for the connector's role session; "
                 "https://docs.aws.amazon.com/bedrock/latest/userguide/kb-permissions.html); the bucket "
                 "belongs to this tenant only (the loader rejects a bucket shared by two tenants)",
                 finding=f"Resource::{_nag_resource(stack, bucket_arn)}/*",
@@ -182,7 +193,11 @@ class KnowledgeBase(Construct):
     # --- grants ------------------------------------------------------------------------------
 
     def grant_retrieve(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Retrieve from this knowledge base, and read whole documents (FullDocumentExpansion)."""
+        """Retrieve from this knowledge base, and read whole documents (FullDocumentExpansion).
+
+        GetDocumentContent needs both actions on the knowledge base resource
+        (https://docs.aws.amazon.com/bedrock/latest/userguide/kb-test-get-document-content.html).
+        """
         return iam.Grant.add_to_principal(
             grantee=grantee,
             actions=["bedrock:Retrieve", "bedrock:GetDocumentContent"],

@@ -106,6 +106,8 @@ def endpoint_role_policy(inputs: EndpointRoleInputs) -> PolicyDocument:
     statements: list[Statement] = [
         # AgenticRetrieveStream cannot be scoped to a resource (AWS docs: kb-test-agentic-retrieve);
         # what it can reach is bounded by the Retrieve/GetDocumentContent statement below.
+        # GetDocumentContent "requires both bedrock:Retrieve and bedrock:GetDocumentContent IAM actions
+        # on the knowledge base resource" (AWS docs: kb-test-get-document-content).
         allow("AgenticRetrieveStreamCannotBeScopedToAResource", ["bedrock:AgenticRetrieveStream"], "*"),
         allow(
             "RetrieveFromTheTenantsKnowledgeBasesOnly",

@@ -69,9 +69,10 @@ def _same_account(account: str) -> dict:
 def _s3_statements(inputs: KnowledgeBaseRoleInputs) -> list[dict]:
     statements: list[dict] = []
     if inputs.bucket_arns:
-        # bucket and bucket/*, as AWS's CloudFormation sample grants (managed-kb-s3-cfn.yaml): the
-        # sample's security notebooks report prefix-scoped object ARNs refused for the connector's
-        # role session. Each bucket belongs to one tenant (the loader rejects a shared bucket_arn).
+        # bucket and bucket/*, as AWS's CloudFormation sample grants (managed-kb-s3-cfn.yaml), not the
+        # source's prefix; the sample's security notebooks even report scoped ARNs refused for the
+        # connector's role session and use `*` (ledger: CONFLICTING). Each bucket belongs to one
+        # tenant (the loader rejects a shared bucket_arn), so bucket/* reads only that tenant's data.
         statements.append(
             {
                 "Sid": "ListDocumentBuckets",
