@@ -86,8 +86,10 @@ class Planner(StrictModel):
 class Reranking(StrictModel):
     """How retrieved passages are reranked before the planner sees them."""
 
-    type: Literal["MANAGED", "CUSTOM", "NONE"] = Field(
-        "MANAGED", description="MANAGED, CUSTOM (your model_arn) or NONE."
+    type: Literal["MANAGED", "CUSTOM", "NONE"] | None = Field(
+        None,
+        description="MANAGED, CUSTOM (your model_arn) or NONE; unset: the service default (MANAGED for "
+        "managed-embedding knowledge bases, NONE for custom-embedding ones).",
     )
     model_arn: Arn | None = Field(None, description="Reranking model ARN; required for CUSTOM, not allowed otherwise.")
 
@@ -97,7 +99,7 @@ class Reranking(StrictModel):
         return self
 
 
-def _check_model_arn(kind: str, model_arn: str | None) -> None:
+def _check_model_arn(kind: str | None, model_arn: str | None) -> None:
     if kind == "CUSTOM" and not model_arn:
         raise ValueError("type CUSTOM needs model_arn (a foundation model or inference profile ARN)")
     if kind != "CUSTOM" and model_arn:

@@ -45,8 +45,11 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
     configuration: dict[str, Any] = {
         "foundationModelType": settings.planner_type,
         "maxAgentIteration": query.max_agent_iteration,
-        "rerankingModelType": settings.reranking_type,
     }
+    # Only when configured: left out, the service picks MANAGED or NONE by the knowledge bases'
+    # embedding type, and MANAGED must not be forced on custom-embedding ones (botocore docs).
+    if settings.reranking_type is not None:
+        configuration["rerankingModelType"] = settings.reranking_type
     if settings.planner_type == "CUSTOM":
         configuration["foundationModelConfiguration"] = {
             "type": "BEDROCK_FOUNDATION_MODEL",

@@ -36,17 +36,23 @@ def test_managed_request_is_valid_for_botocore_and_carries_descriptions_and_defa
         CORPUS_DESCRIPTIONS["docs"],
         CORPUS_DESCRIPTIONS["tickets"],
     ]
-    assert request["agenticRetrieveConfiguration"] == {
-        "foundationModelType": "MANAGED",
-        "maxAgentIteration": 3,
-        "rerankingModelType": "MANAGED",
-    }
+    # No rerankingModelType unless configured: the service's default is MANAGED for managed-embedding
+    # knowledge bases and NONE for custom-embedding ones (botocore AgenticRetrieveConfiguration).
+    assert request["agenticRetrieveConfiguration"] == {"foundationModelType": "MANAGED", "maxAgentIteration": 3}
     assert all(
         r["configuration"]["knowledgeBase"]["retrievalOverrides"] == {"maxNumberOfResults": 10}
         for r in request["retrievers"]
     )
     assert request["userContext"] == {"userId": "alice"} and request["generateResponse"] is True
     assert "policyConfiguration" not in request and "retrievalInstructionConfiguration" not in request
+
+
+@pytest.mark.parametrize("reranking_type", ["MANAGED", "NONE"])
+def test_a_configured_reranking_type_is_sent_as_configured(reranking_type):
+    request = build({"question": "q"}, reranking_type=reranking_type)
+    assert botocore_errors(request) == ""
+    assert request["agenticRetrieveConfiguration"]["rerankingModelType"] == reranking_type
+    assert "rerankingConfiguration" not in request["agenticRetrieveConfiguration"]
 
 
 def test_custom_planner_reranker_guardrail_and_instruction_have_botocore_shapes():
