@@ -31,6 +31,8 @@ from tests.client.test_local import free_port
 REPO = Path(__file__).resolve().parents[2]
 EMULATOR_DELAY_MS = 60  # between emulator events: the planner's steps arrive visibly apart
 QUESTION = "How do I rotate an API key?"
+# acme-app's session names are user ids (its trust policy pins them: config/tenants/acme.yaml).
+CALLER = "arn:aws:sts::123456789012:assumed-role/acme-app/frank"
 
 pytestmark = pytest.mark.xdist_group("akb-mcp")  # one `akb local` for the module's tests
 
@@ -43,11 +45,11 @@ class LocalStack:
 
 @pytest.fixture(scope="module")
 def akb_local() -> Iterator[LocalStack]:
-    """`akb local` (dev environment, tenant acme: user_context caller) as a child process."""
+    """`akb local` (dev environment, tenant acme: user_context caller; caller acme-app/frank) as a child process."""
     port, emulator_port = free_port(), free_port()
     command = [sys.executable, "-m", "client", "local", "--port", str(port), "--emulator-port", str(emulator_port)]
     child = subprocess.Popen(
-        [*command, "--delay-ms", str(EMULATOR_DELAY_MS)],
+        [*command, "--delay-ms", str(EMULATOR_DELAY_MS), "--caller-arn", CALLER],
         cwd=REPO,
         env={**os.environ, "PYTHONPATH": str(REPO)},
         stdout=subprocess.PIPE,
@@ -136,6 +138,9 @@ def test_ask_streams_planner_steps_as_progress_then_answers_with_numbered_source
     # Streamed while the tool ran: the first step arrived long before the result (the emulator
     # pauses between every one of the ~8 later events), not in a burst at the end.
     assert returned_at - progress.seen[0][0] > 3 * EMULATOR_DELAY_MS / 1000
+    # The end user is the one the endpoint derived from the verified caller, not one the agent chose.
+    sent = httpx.get(f"{akb_local.emulator_url}/_emulator/requests", timeout=5).json()[-1]["body"]
+    assert sent["userContext"] == {"userId": "frank"}
 
 
 def test_search_returns_passages_and_no_answer(akb_local):

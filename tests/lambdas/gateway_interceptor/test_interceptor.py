@@ -89,7 +89,7 @@ def test_an_untrusted_client_forging_user_context_is_refused_with_a_clear_error(
     evt = event(arguments=question(userContext={"userId": "ceo"}), authorization=token(sub="mallory", client_id="x"))
     error = refusal(run(evt))
     assert error["code"] == -32003
-    assert error["message"].startswith("user_id_not_allowed: 'x' is not one of this tenant's trusted callers")
+    assert error["message"].startswith("user_id_not_allowed: this caller is not one of this tenant's trusted callers")
 
 
 def test_a_caller_supplied_user_context_is_refused_where_the_tenant_uses_the_callers_identity():
