@@ -8,9 +8,10 @@ from __future__ import annotations
 
 from typing import Annotated, Any, Literal
 
-from pydantic import Field, field_validator, model_validator
+from pydantic import Field, model_validator
 
-from schema.common import Arn, Name, NonBlank, StrictModel, require_arn_service
+from schema.arn_types import EmbeddingModelArn, KmsKeyArn, S3BucketArn, SecretArn
+from schema.common import Name, NonBlank, StrictModel
 from schema.config_errors import register_union_tags
 
 CONNECTOR_TYPES = ("CONFLUENCE", "SHAREPOINT", "GOOGLE_DRIVE", "ONEDRIVE", "SALESFORCE", "CUSTOM")
@@ -51,16 +52,9 @@ class S3Source(_SourceBase):
     prefix: Annotated[str, Field(min_length=1, max_length=1024)] = Field(
         description="Key prefix the source reads, e.g. docs/."
     )
-    bucket_arn: Arn | None = Field(None, description="An existing bucket; default: the tenant's document bucket.")
-
-    @field_validator("bucket_arn")
-    @classmethod
-    def _is_bucket(cls, value: str | None) -> str | None:
-        if value is not None:
-            require_arn_service(value, ("s3",), "an S3 bucket ARN")
-            if "/" in value.split(":::", 1)[-1]:
-                raise ValueError("bucket_arn names a bucket, not an object; put the path in prefix")
-        return value
+    bucket_arn: S3BucketArn | None = Field(
+        None, description="An existing bucket; default: the tenant's document bucket."
+    )
 
 
 class WebSource(_SourceBase):
@@ -83,13 +77,13 @@ class ConnectorSource(_SourceBase):
         default_factory=dict,
         description="Connector parameters in the API's camelCase form, passed through as given.",
     )
-    secret_arn: Arn | None = Field(None, description="Secrets Manager secret with the source's credentials.")
+    secret_arn: SecretArn | None = Field(
+        None, description="Secrets Manager secret with the source's credentials (the full ARN)."
+    )
 
     @model_validator(mode="after")
     def _credentials(self) -> ConnectorSource:
-        if self.secret_arn:
-            require_arn_service(self.secret_arn, ("secretsmanager",), "a Secrets Manager secret ARN")
-        elif self.connector_type not in CONNECTORS_WITHOUT_CREDENTIALS:
+        if not self.secret_arn and self.connector_type not in CONNECTORS_WITHOUT_CREDENTIALS:
             raise ValueError(
                 f"connector {self.connector_type} signs in to the source: set secret_arn to the "
                 "Secrets Manager secret holding its credentials"
@@ -103,7 +97,7 @@ register_union_tags(("s3", "web", "connector"))
 
 class Embedding(StrictModel):
     type: Literal["MANAGED", "CUSTOM"] = Field("MANAGED", description="Who picks the embedding model.")
-    model_arn: Arn | None = Field(None, description="Embedding model ARN; CUSTOM only.")
+    model_arn: EmbeddingModelArn | None = Field(None, description="Embedding foundation model ARN; CUSTOM only.")
 
     @model_validator(mode="after")
     def _model_arn_matches_type(self) -> Embedding:
@@ -119,13 +113,4 @@ class KnowledgeBase(StrictModel):
     description: NonBlank = Field(description="One sentence the planner routes sub-queries by: say what is inside.")
     sources: list[Source] = Field(min_length=1, description="Where its documents come from.")
     embedding: Embedding = Field(default_factory=Embedding, description="Embedding model choice.")
-    kms_key_arn: Arn | None = Field(None, description="KMS key for the knowledge base's data.")
-
-    @field_validator("kms_key_arn")
-    @classmethod
-    def _is_key(cls, value: str | None) -> str | None:
-        if value and ":key/" not in require_arn_service(value, ("kms",), "a KMS key ARN"):
-            raise ValueError(
-                f"'{value}' is not a KMS key ARN (arn:...:kms:<region>:<account>:key/<id>); aliases are not accepted"
-            )
-        return value
+    kms_key_arn: KmsKeyArn | None = Field(None, description="KMS key for the knowledge base's data.")

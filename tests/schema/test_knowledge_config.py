@@ -43,7 +43,7 @@ CASES = [
         lambda t: t["knowledge_bases"][0].update(
             sources=[{"type": "connector", "connector_type": "CONFLUENCE", "secret_arn": "arn:aws:s3:::bucket"}]
         ),
-        "knowledge_bases[0].sources[0]",
+        "knowledge_bases[0].sources[0].secret_arn",
         ["is not a Secrets Manager secret ARN"],
     ),
 ]
