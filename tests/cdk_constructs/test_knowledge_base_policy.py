@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cdk_constructs.resource_names import tenant_stack_name
+from cdk_constructs.resource_names import endpoint_function_name, tenant_stack_name
 from tests.stacks.templates import referenced_ids
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
@@ -17,12 +17,13 @@ def _tenant_templates(synthesized):
     return {tenant: synthesized.template(tenant_stack_name(env, tenant)) for tenant in synthesized.project.tenants}
 
 
-def _endpoint_role(template: dict) -> str:
-    """The logical id of the role the endpoint function runs as."""
+def _endpoint_role(template: dict, env_name: str, tenant: str) -> str:
+    """The logical id of the role the tenant's endpoint function runs as."""
+    name = endpoint_function_name(env_name, tenant)
     (function,) = [
         r
         for r in template["Resources"].values()
-        if r["Type"] == "AWS::Lambda::Function" and "Endpoint" in str(r.get("Properties", {}).get("FunctionName", ""))
+        if r["Type"] == "AWS::Lambda::Function" and r["Properties"].get("FunctionName") == name
     ]
     return function["Properties"]["Role"]["Fn::GetAtt"][0]
 
@@ -40,7 +41,7 @@ def test_each_policy_exempts_only_its_own_tenants_endpoint_role_two_tenant_isola
     templates = _tenant_templates(synthesized)
     assert len(templates) >= 2
     for tenant, template in templates.items():
-        role = _endpoint_role(template)
+        role = _endpoint_role(template, synthesized.project.env_name, tenant)
         for logical_id, resource in template["Resources"].items():
             if resource["Type"] != POLICY_TYPE:
                 continue
