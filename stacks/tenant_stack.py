@@ -115,21 +115,7 @@ class TenantStack(cdk.Stack):
             retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
             log_group=self.endpoint_log_group,
         )
-        # Defence in depth: each knowledge base's own policy lets only this tenant's readers retrieve,
-        # whatever another identity policy of the account allows.
-        access = self.tenant.knowledge_base_access
-        self.knowledge_base_policies: dict[str, KnowledgeBasePolicy] = {
-            alias: KnowledgeBasePolicy(
-                knowledge_base,
-                "AccessPolicy",
-                knowledge_base_id=knowledge_base.knowledge_base_id,
-                knowledge_base_arn=knowledge_base.knowledge_base_arn,
-                reader_role_arns=[self.endpoint.role.role_arn],
-                cross_account_readers=access.cross_account_readers,
-                break_glass_role_arns=access.break_glass_roles,
-            )
-            for alias, knowledge_base in self.knowledge_bases.items()
-        }
+        self.knowledge_base_policies = self._build_knowledge_base_policies([self.endpoint.role.role_arn])
 
         # Monitoring: dashboard, alarms (+ a composite that pages the environment's topic) and saved
         # log queries. It reads the function's metrics and the tenant's EMF metrics (metric_names.py).
@@ -145,6 +131,24 @@ class TenantStack(cdk.Stack):
             reserved_concurrency=self.tenant.reserved_concurrency,
             query_folder=query_folder(project.env_name, tenant_name),
         )
+
+    def _build_knowledge_base_policies(self, reader_role_arns: list[str]) -> dict[str, KnowledgeBasePolicy]:
+        """Defence in depth: each knowledge base's own policy lets only this tenant's readers retrieve,
+        whatever another identity policy of the account allows. Later front doors (MCP gateway,
+        agent) add their roles to `reader_role_arns`."""
+        access = self.tenant.knowledge_base_access
+        return {
+            alias: KnowledgeBasePolicy(
+                knowledge_base,
+                "AccessPolicy",
+                knowledge_base_id=knowledge_base.knowledge_base_id,
+                knowledge_base_arn=knowledge_base.knowledge_base_arn,
+                reader_role_arns=reader_role_arns,
+                cross_account_readers=access.cross_account_readers,
+                break_glass_role_arns=access.break_glass_roles,
+            )
+            for alias, knowledge_base in self.knowledge_bases.items()
+        }
 
 
 def _reads_document_bucket(tenant: Tenant) -> bool:
