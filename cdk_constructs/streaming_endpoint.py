@@ -1,6 +1,6 @@
 """One tenant's streaming endpoint: a Python function behind the Lambda Web Adapter and an IAM-only URL.
 
-The Python managed runtime cannot stream a response (FACTS.md, "Python Lambda response streaming"),
+The Python managed runtime cannot stream a response (docs/facts-and-decisions.md, Lambda),
 so the function runs the ASGI app under the Lambda Web Adapter layer in `response_stream` mode and
 is reached through a function URL with `InvokeMode.RESPONSE_STREAM`. The URL's auth type is
 `AWS_IAM`, always: callers are the tenant's configured invokers (resource-based permissions) and
@@ -61,7 +61,7 @@ class StreamingEndpoint(Construct):
 
     Props:
     - project, tenant_name: config (memory, timeout, reserved concurrency, adapter layer version,
-      invokers, retrieval caps); see README "Configuration reference".
+      invokers, retrieval caps); see docs/configuration.md.
     - knowledge_bases: the tenant's knowledge bases (at least one); the role can retrieve from
       these and no other.
     - log_group: where the function logs (created by the stack with the environment's retention).
@@ -164,7 +164,7 @@ class StreamingEndpoint(Construct):
                 )
             ],
             environment=environment_variables,
-            # No VPC: function URLs of functions in a VPC do not stream (FACTS.md). The endpoint
+            # No VPC: function URLs of functions in a VPC do not stream (facts-and-decisions, Lambda). The endpoint
             # reaches only Bedrock, CloudWatch and its log group, all over AWS's public endpoints.
         )
         # A synchronous streaming request has no asynchronous retry to catch: a DLQ would stay empty.

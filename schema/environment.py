@@ -126,7 +126,7 @@ class EndpointSettings(StrictModel):
 
 
 class Pricing(StrictModel):
-    """Prices behind the endpoint's EstimatedCostUSD metric (seed 000, us-east-1 list prices)."""
+    """Prices behind the endpoint's EstimatedCostUSD metric (us-east-1 list prices; docs/facts-and-decisions.md)."""
 
     agentic_per_1000_usd: float = Field(
         4.0, ge=0, description="Managed planner: USD per 1,000 AgenticRetrieveStream calls."

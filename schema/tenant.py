@@ -15,7 +15,7 @@ from schema.common import NonBlank, StrictModel, unique
 from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
 
-# AgenticRetrieveStream accepts at most 5 retrievers per request (FACTS.md).
+# AgenticRetrieveStream accepts at most 5 retrievers per request (docs/facts-and-decisions.md).
 MAX_KNOWLEDGE_BASES = 5
 # The service's maximum maxAgentIteration is not documented; 10 bounds the cost of one request.
 MAX_AGENT_ITERATION_CAP = 10
@@ -46,7 +46,7 @@ class Retrieval(StrictModel):
         3,
         ge=0,
         le=MAX_AGENT_ITERATION_CAP,
-        description="Default per request and the cap a request may not exceed (seed 000: 3 for "
+        description="Default per request and the cap a request may not exceed (AWS guidance: 3 for "
         "one knowledge base, 4-5 for several).",
     )
     max_results: int = Field(10, ge=1, le=100, description="Default and cap of results per knowledge base.")
@@ -61,7 +61,7 @@ class Routing(StrictModel):
     default_mode: Literal["agentic", "auto", "retrieve"] = Field(
         "agentic",
         description="Mode of requests that name none. `auto` routes short, single-intent questions to "
-        "Retrieve (seed 000: lowest cost and latency) and the rest to agentic retrieval.",
+        "Retrieve (lowest cost and latency) and the rest to agentic retrieval.",
     )
     rrf_k: int = Field(
         60, ge=1, le=1000, description="Reciprocal Rank Fusion constant for fusing knowledge bases in `retrieve`."

@@ -3,7 +3,7 @@
 The caller comes only from the request context the Lambda Web Adapter puts in the
 `x-amzn-request-context` header (the function URL verified the SigV4 signature; the adapter
 overwrites any client-sent copy), never from the body. `userContext.userId` is document
-filtering, not authorization (FACTS.md), so it is only ever an identity this module verified:
+filtering, not authorization (docs/facts-and-decisions.md), so it is only ever an identity this module verified:
 
 - `none`: no userContext; a body `userId` is refused (403), because it would be silently ignored.
 - `caller`: the caller's own name (assumed-role session name, IAM user name); a body `userId` is

@@ -1,7 +1,7 @@
 """`mode: retrieve` — one single-shot Retrieve per selected knowledge base, in parallel, fused with RRF.
 
-Seed 000: Retrieve has no planner — the lowest cost and latency per call — and suits short,
-well-bounded questions. Each knowledge base is searched with the question (the last user
+Retrieve has no planner — the lowest cost and latency per call — and suits short,
+well-bounded questions (docs/facts-and-decisions.md). Each knowledge base is searched with the question (the last user
 message) as is; the ranked lists are fused with Reciprocal Rank Fusion (fusion.py: scores of
 different knowledge bases are not on one scale) and deduplicated by chunk, remembering every
 knowledge base that found a chunk. The stream carries the same event types as agentic mode: one
@@ -204,5 +204,5 @@ def open(client: Any, request: dict[str, Any], translator: Translator) -> Retrie
 
 
 def estimated_cost_usd(stats: RunStats, settings: TenantSettings) -> float:
-    """Retrieve's list price per call only: no planner, no generation (seed 000: $1 per 1,000)."""
+    """Retrieve's list price per call only: no planner, no generation (USD 1 per 1,000; docs/facts-and-decisions.md)."""
     return round(settings.retrieve_price_per_1000_usd / 1000 * stats.sub_queries, 6)
