@@ -22,6 +22,6 @@ def command(env_name: str, config_dir: Path) -> None:
         click.echo(
             f"warning: log_kms_key_arn: the key policy of {project.environment.log_kms_key_arn} must allow "
             f"logs.{project.environment.region}.amazonaws.com to use it for the endpoint log groups; "
-            "`akb policy --tenant <tenant>` prints the statement (docs/security.md)",
+            "`akb policy --tenant <tenant>` prints the statement and `akb doctor` checks it (docs/security.md)",
             err=True,
         )
