@@ -97,6 +97,17 @@ class Routing(StrictModel):
 class Invoker(StrictModel):
     arn: IamPrincipalArn = Field(description="IAM role or user ARN allowed to call the endpoint.")
     trusted: bool = Field(False, description="May pass an end user's id for document ACLs (user_context: trusted).")
+    user_id_from_session_name: bool = Field(
+        False,
+        description="Use this role's session name as the end user's id for document ACLs when it passes none "
+        "(user_context: caller or trusted). Set it only if the role's trust policy pins the session name, e.g. "
+        '`"StringEquals": {"sts:RoleSessionName": "${aws:username}"}`: otherwise whoever assumes the role names '
+        "any user (docs/security.md).",
+    )
+
+    @property
+    def is_role(self) -> bool:
+        return ":role/" in self.arn
 
 
 class KnowledgeBaseAccess(StrictModel):
@@ -155,7 +166,8 @@ class Tenant(StrictModel):
     invokers: list[Invoker] = Field(default_factory=list, description="Who may call the endpoint.")
     user_context: Literal["none", "caller", "trusted"] = Field(
         "none",
-        description="none: no document ACLs; caller: the caller's identity; trusted: a userId from a trusted invoker.",
+        description="none: no document ACLs; caller: the caller's IAM user name, or its session name for invokers "
+        "with user_id_from_session_name; trusted: also a userId from a trusted invoker. Other callers are refused.",
     )
     reserved_concurrency: int | None = Field(
         None, ge=1, le=1000, description="Reserved concurrency of the endpoint function; default none."
@@ -183,7 +195,24 @@ class Tenant(StrictModel):
                 "an invoker is trusted: true but user_context is "
                 f"'{self.user_context}'; set user_context: trusted or remove trusted"
             )
+        self._check_session_name_invokers()
         return self
+
+    def _check_session_name_invokers(self) -> None:
+        """Session names are user ids only where the tenant says so, for roles, with ACLs in use."""
+        for index, invoker in enumerate(self.invokers):
+            field = f"invokers[{index}].user_id_from_session_name"
+            if invoker.user_id_from_session_name and self.user_context == "none":
+                raise ValueError(f"{field} is only used with user_context caller or trusted; remove it")
+            if invoker.user_id_from_session_name and not invoker.is_role:
+                raise ValueError(f"{field}: '{invoker.arn}' is not a role; only assumed roles have session names")
+        vouched = [i for i in self.invokers if i.user_id_from_session_name or not i.is_role]
+        if self.user_context == "caller" and not vouched:
+            raise ValueError(
+                "user_context: caller needs an invoker whose identity the endpoint can vouch for: an IAM user, "
+                "or a role with user_id_from_session_name: true whose trust policy pins sts:RoleSessionName "
+                "(docs/security.md); otherwise every request is refused (403 user_identity_unverified)"
+            )
 
     @property
     def has_guardrail(self) -> bool:

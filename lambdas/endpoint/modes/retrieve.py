@@ -141,6 +141,7 @@ class RetrieveUpstream:
         self._request = request
         self._outcomes = outcomes
         self._started_at = translator.started_at
+        self._alias_of = translator.alias_of
         self.stats: RunStats = translator.stats
 
     def __iter__(self) -> Iterator[Event]:
@@ -151,7 +152,7 @@ class RetrieveUpstream:
             if self.stats.first_event_at is None:
                 self.stats.first_event_at = time.monotonic()
             if outcome.error is not None:
-                failure = classify(outcome.error)
+                failure = classify(outcome.error, self._alias_of)  # message without ARNs or account ids
                 yield TraceEvent(
                     step=RETRIEVAL_STEP,
                     status="FAILED",
