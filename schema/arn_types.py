@@ -133,7 +133,13 @@ EMBEDDING_MODEL = ArnKind(
     service="bedrock",
     forms=(_FOUNDATION_MODEL,),
     example="arn:aws:bedrock:us-west-2::foundation-model/amazon.titan-embed-text-v2:0",
-    source="botocore bedrock FoundationModelArn",
+    source="botocore bedrock FoundationModelArn; sample utils/managed_knowledge_base.py (profiles rejected)",
+    mistakes=(
+        (
+            r"(application-inference-profile|inference-profile|custom-model)/.*",
+            "managed knowledge bases take no inference profile or custom model for embeddings",
+        ),
+    ),
 )
 _IAM_NAME = r"(/[\w+=,.@-]+)*/[\w+=,.@-]{1,128}"  # optional path, then the name
 IAM_PRINCIPAL = ArnKind(
