@@ -21,6 +21,7 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from local.emulator.agentic_stream import AgenticRun
+from local.emulator.pages import Pages
 from local.emulator.corpus import KnowledgeBase
 from local.emulator.faults import Faults
 from local.emulator.index import KnowledgeBaseIndex
@@ -44,6 +45,7 @@ class EmulatorState:
         self.indexes = {kb_id: KnowledgeBaseIndex(kb) for kb_id, kb in knowledge_bases.items()}
         self.faults = Faults(delay_ms)
         self.journal = Journal()
+        self.pages = Pages()
         self.stopping = threading.Event()
 
     def knowledge_base_list(self) -> list[dict[str, Any]]:
@@ -202,7 +204,7 @@ class Handler(BaseHTTPRequestHandler):
     def _agentic(self) -> None:
         seq, body = self._accept()
         validate_agentic(body, self.state.indexes)
-        run = AgenticRun(body, self.state.indexes, self.state.faults.take_retrieval_failure)
+        run = AgenticRun(body, self.state.indexes, self.state.faults.take_retrieval_failure, self.state.pages)
         faults = self.state.faults.take_stream_faults()
         record = self.state.journal.open_stream(seq, tcp_nodelay=self.tcp_nodelay)
         # delay_first_ms: nothing on the wire yet; the pump then notices a client that gave up waiting.
