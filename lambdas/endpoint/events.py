@@ -158,7 +158,17 @@ EVENT_TYPES: dict[str, type] = {cls.type: cls for cls in (TraceEvent, TextEvent,
 
 # Optional fields nested in results and trace details, left out when unset (older readers never see them).
 _NESTED_OPTIONAL = frozenset(
-    {"mimeType", "contentType", "byteSize", "byteContent", "memoryId", "message", "namespace", "namespacePath", "strategyId"}
+    {
+        "mimeType",
+        "contentType",
+        "byteSize",
+        "byteContent",
+        "memoryId",
+        "message",
+        "namespace",
+        "namespacePath",
+        "strategyId",
+    }
 )
 
 

@@ -25,7 +25,7 @@ MAX_KNOWLEDGE_BASES = 5  # AgenticRetrieveStream takes at most 5 retrievers
 MAX_USER_ID_CHARS = 256
 # AgenticRetrieveStream's NextToken: 1-2048 characters, no whitespace (botocore model; ledger).
 MAX_NEXT_TOKEN_CHARS = 2048
-NEXT_TOKEN_PATTERN = r"^\S+$"
+NEXT_TOKEN_PATTERN = r"^\S+$"  # noqa: S105 - a format, not a secret
 JSON_MEDIA_TYPES = ("application/json",)
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS)]

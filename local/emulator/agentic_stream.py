@@ -368,7 +368,9 @@ class AgenticRun:
         hits = self.evidence.final(caps)
         result: dict[str, Any] = {"results": [result_item(h) for h in hits]}
         chosen = {h.chunk.chunk_id for h in hits}
-        token = self.pages.issue(self.user_id, [h for h in self.evidence.ranked() if h.chunk.chunk_id not in chosen], caps)
+        token = self.pages.issue(
+            self.user_id, [h for h in self.evidence.ranked() if h.chunk.chunk_id not in chosen], caps
+        )
         if token:
             result["nextToken"] = token
         if self.generate:

@@ -132,7 +132,8 @@ def _text_document(folder: Path, path: Path) -> Document:
     document_id = path.relative_to(folder).as_posix()
     text = path.read_text(encoding="utf-8")
     chunks = tuple(
-        Chunk(chunk_id_for(folder.name, document_id, n), document_id, n, body) for n, body in enumerate(chunk_text(text))
+        Chunk(chunk_id_for(folder.name, document_id, n), document_id, n, body)
+        for n, body in enumerate(chunk_text(text))
     )
     return Document(document_id, text, _attributes(path), _allowed_users(path), chunks)
 

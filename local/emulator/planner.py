@@ -51,7 +51,7 @@ R = TypeVar("R", bound=Described)
 
 _ARITHMETIC = re.compile(
     r"\b(calculate|compute|sum|total|add\s+up|how\s+much\s+(?:more|less)|how\s+many\s+more|multiply|"
-    r"times\s+as|per\s+(?:year|month)\s+for\s+\d+)\b|\d\s*[+*×]\s*\d",
+    r"times\s+as|per\s+(?:year|month)\s+for\s+\d+)\b|\d\s*[+*\u00d7]\s*\d",
     re.I,
 )
 

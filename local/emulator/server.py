@@ -21,11 +21,11 @@ from typing import Any
 from urllib.parse import unquote, urlsplit
 
 from local.emulator.agentic_stream import AgenticRun
-from local.emulator.pages import Pages
 from local.emulator.corpus import KnowledgeBase
 from local.emulator.faults import Faults
 from local.emulator.index import KnowledgeBaseIndex
 from local.emulator.journal import Journal
+from local.emulator.pages import Pages
 from local.emulator.pump import End, pump
 from local.emulator.retrieve_api import run_retrieve
 from local.emulator.service_errors import ServiceError

@@ -81,7 +81,16 @@ def test_more_stops_when_no_token_comes_back():
 
 
 def test_real_endpoint_more_fetches_the_next_page(endpoint):
-    run = akb_ask("--url", endpoint.url, "--json", "--max-results", "1", "--more", "1", "Summarize BulkExport and list all its limits")
+    run = akb_ask(
+        "--url",
+        endpoint.url,
+        "--json",
+        "--max-results",
+        "1",
+        "--more",
+        "1",
+        "Summarize BulkExport and list all its limits",
+    )
     assert run.returncode == 0, run.stderr
     events = [json.loads(line) for line in run.stdout.splitlines()]
     dones = [event for event in events if event["type"] == "done"]

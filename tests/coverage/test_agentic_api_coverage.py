@@ -148,11 +148,15 @@ def indexes() -> dict[str, KnowledgeBaseIndex]:
 def emulator_request_reads(indexes: dict[str, KnowledgeBaseIndex]) -> set[str]:
     reads: set[str] = set()
     pages = Pages()
-    first = build_request(_full_query("Summarize BulkExport and list all its limits", max_results=1), _full_settings(), "alice")
+    first = build_request(
+        _full_query("Summarize BulkExport and list all its limits", max_results=1), _full_settings(), "alice"
+    )
     check_agentic_rules(track(first, "", reads), indexes)
     events = [m.body for m in AgenticRun(track(first, "", reads), indexes, pages=pages).messages()]
     token = events[-1]["nextToken"]
-    follow = build_request(_full_query("Summarize BulkExport and list all its limits", next_token=token), _full_settings(), "alice")
+    follow = build_request(
+        _full_query("Summarize BulkExport and list all its limits", next_token=token), _full_settings(), "alice"
+    )
     list(AgenticRun(track(follow, "", reads), indexes, pages=pages).messages())
     return reads
 
@@ -171,7 +175,10 @@ def emulator_stream_paths(emulator: Any) -> set[str]:
         _ask(bedrock, "topology diagram ingest relay"),  # an image result
     ]
     paged = _ask(bedrock, "Summarize BulkExport and list all its limits", max_results=1)
-    runs += [paged, _ask(bedrock, "Summarize BulkExport and list all its limits", nextToken=paged[-1]["result"]["nextToken"])]
+    runs += [
+        paged,
+        _ask(bedrock, "Summarize BulkExport and list all its limits", nextToken=paged[-1]["result"]["nextToken"]),
+    ]
     emulator.set_faults(fail_retrievals=1)
     runs.append(_ask(bedrock, "How long are exports kept?"))  # a failed retrieval
     return {path for events in runs for event in events for path in present_paths(event, "stream")}
@@ -191,15 +198,15 @@ def observed(emulator, indexes) -> dict[str, set[str]]:
 
 def test_every_request_member_is_handled_or_ignored_with_a_reason(observed):
     missing = unhandled(request_paths(), observed)
-    assert not missing, "AgenticRetrieveStream request members not handled (handle them or add to IGNORED):\n" + "\n".join(
-        missing
+    assert not missing, (
+        "AgenticRetrieveStream request members not handled (handle them or add to IGNORED):\n" + "\n".join(missing)
     )
 
 
 def test_every_stream_event_and_trace_member_is_handled_or_ignored_with_a_reason(observed):
     missing = unhandled(stream_paths(), observed)
-    assert not missing, "AgenticRetrieveStream stream members not handled (handle them or add to IGNORED):\n" + "\n".join(
-        missing
+    assert not missing, (
+        "AgenticRetrieveStream stream members not handled (handle them or add to IGNORED):\n" + "\n".join(missing)
     )
 
 

@@ -22,7 +22,11 @@ def test_code_execution_memory_retrieve_instruction_and_sources_become_trace_fie
             "SUCCEEDED",
             message="m",
             actions=[
-                {"codeExecution": {"documents": [{"documentId": "plans.md", "sourceRetriever": {"identifier": "KB1"}}]}},
+                {
+                    "codeExecution": {
+                        "documents": [{"documentId": "plans.md", "sourceRetriever": {"identifier": "KB1"}}]
+                    }
+                },
                 {"memoryRetrieve": {"inputQuery": {"text": "rate limits"}, "memoryId": "mem-1", "namespace": "/a/b"}},
             ],
             appliedInstruction={"id": "ri1", "version": "2"},
@@ -33,7 +37,12 @@ def test_code_execution_memory_retrieve_instruction_and_sources_become_trace_fie
     assert isinstance(event, TraceEvent)
     assert event.codeExecutions[0].documents == ["docs/plans.md"]
     memory = event.memoryRetrieves[0]
-    assert (memory.query, memory.memoryId, memory.namespace, memory.strategyId) == ("rate limits", "mem-1", "/a/b", None)
+    assert (memory.query, memory.memoryId, memory.namespace, memory.strategyId) == (
+        "rate limits",
+        "mem-1",
+        "/a/b",
+        None,
+    )
     assert (event.appliedInstruction.id, event.appliedInstruction.version) == ("ri1", "2")
     assert [(s.source, s.retrievalType) for s in event.retrievalSources] == [("tickets", "BedrockKnowledgeBase")]
     assert event.warnings == ["results were truncated"]
@@ -89,7 +98,14 @@ def test_text_results_keep_their_mime_type_and_older_fields_unchanged():
     raw = {"content": {"text": "t", "mimeType": "text/plain"}, "sourceRetriever": {"identifier": "KB1"}}
     (event,) = Translator(ALIASES).translate({"result": {"results": [raw]}})
     wire = event_to_dict(event)["results"][0]
-    assert wire == {"knowledgeBase": "docs", "text": "t", "metadata": {}, "documentId": None, "mimeType": "text/plain", "contentType": "TEXT"}
+    assert wire == {
+        "knowledgeBase": "docs",
+        "text": "t",
+        "metadata": {},
+        "documentId": None,
+        "mimeType": "text/plain",
+        "contentType": "TEXT",
+    }
 
 
 def test_the_results_next_token_is_kept_for_done():

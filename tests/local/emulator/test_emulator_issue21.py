@@ -65,7 +65,9 @@ def test_arithmetic_questions_get_a_code_execution_step_over_retrieved_documents
     events = run(bedrock, **request("What is the total monthly price of the Starter and Pro plans?"))
     (step,) = finished(events, "CodeExecution")
     documents = step["actions"][0]["codeExecution"]["documents"]
-    assert documents and all(d["sourceRetriever"]["identifier"] in {kb_id_for("docs"), kb_id_for("tickets")} for d in documents)
+    assert documents and all(
+        d["sourceRetriever"]["identifier"] in {kb_id_for("docs"), kb_id_for("tickets")} for d in documents
+    )
     assert not finished(run(bedrock, **request("How long are exports kept?")), "CodeExecution")
 
 
