@@ -86,8 +86,10 @@ class Planner(StrictModel):
 class Reranking(StrictModel):
     """How retrieved passages are reranked before the planner sees them."""
 
-    type: Literal["MANAGED", "CUSTOM", "NONE"] = Field(
-        "MANAGED", description="MANAGED, CUSTOM (your model_arn) or NONE."
+    type: Literal["MANAGED", "CUSTOM", "NONE"] | None = Field(
+        None,
+        description="MANAGED, CUSTOM (your model_arn) or NONE; unset: the service default (MANAGED for "
+        "managed-embedding knowledge bases, NONE for custom-embedding ones).",
     )
     model_arn: Arn | None = Field(None, description="Reranking model ARN; required for CUSTOM, not allowed otherwise.")
 
@@ -97,7 +99,7 @@ class Reranking(StrictModel):
         return self
 
 
-def _check_model_arn(kind: str, model_arn: str | None) -> None:
+def _check_model_arn(kind: str | None, model_arn: str | None) -> None:
     if kind == "CUSTOM" and not model_arn:
         raise ValueError("type CUSTOM needs model_arn (a foundation model or inference profile ARN)")
     if kind != "CUSTOM" and model_arn:
@@ -144,13 +146,27 @@ class EndpointSettings(StrictModel):
 
 
 class Pricing(StrictModel):
-    """Prices behind the endpoint's EstimatedCostUSD metric (us-east-1 list prices; docs/facts-and-decisions.md)."""
+    """Prices behind the cost estimates: the endpoint's EstimatedCostUSD metric and the dashboards'
+    index storage estimate. Defaults: Amazon Bedrock's price page (https://aws.amazon.com/bedrock/pricing/,
+    on-demand, us-east-1) as AWS's sample records it (aws-samples/amazon-bedrock-samples,
+    rag/managed-knowledge-bases/utils/kb_pricing.yaml, 2026-07-09; docs/facts-and-decisions.md). Other regions
+    may differ: override."""
 
     agentic_per_1000_usd: float = Field(
         4.0, ge=0, description="Managed planner: USD per 1,000 AgenticRetrieveStream calls."
     )
     retrieve_per_1000_usd: float = Field(
-        1.0, ge=0, description="USD per 1,000 underlying Retrieve calls (one per sub-query)."
+        1.0,
+        ge=0,
+        description="USD per 1,000 Retrieve calls: each retrieve-mode call, and the underlying Retrieve "
+        "calls of an agentic call, counted as its planner iterations (the endpoint's stand-in for "
+        "Bedrock's TotalIterationCount, the proxy AWS's sample uses).",
+    )
+    index_storage_per_gb_month_usd: float = Field(
+        5.0,
+        ge=0,
+        description="USD per GB-month of knowledge-base index storage (Bedrock's RawDataSize); drawn on "
+        "the dashboards, not part of EstimatedCostUSD (it is not per request).",
     )
 
 
