@@ -11,6 +11,7 @@ from constructs import Construct
 from cdk_constructs.document_bucket import DocumentBucket
 from cdk_constructs.guardrail import Guardrail
 from cdk_constructs.knowledge_base import KnowledgeBase
+from cdk_constructs.knowledge_base_policy import KnowledgeBasePolicy
 from cdk_constructs.knowledge_outputs import publish_knowledge
 from cdk_constructs.log_group import log_group
 from cdk_constructs.mcp_gateway import McpGatewayConstruct
@@ -115,10 +116,11 @@ class TenantStack(cdk.Stack):
             retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
             log_group=self.endpoint_log_group,
         )
-
         # Opt-in: the same knowledge as MCP tools behind an AgentCore Gateway, with the endpoint's
-        # identity rules in its interceptor (docs/agents.md).
+        # identity rules in its interceptor (docs/agents.md). Its role reads the knowledge bases too.
         self.gateway = self._build_gateway() if self.tenant.gateway else None
+        readers = [self.endpoint.role.role_arn, *([self.gateway.role.role_arn] if self.gateway else [])]
+        self.knowledge_base_policies = self._build_knowledge_base_policies(readers)
 
         # Monitoring: dashboard, alarms (+ a composite that pages the environment's topic) and saved
         # log queries. It reads the function's metrics and the tenant's EMF metrics (metric_names.py).
@@ -150,6 +152,24 @@ class TenantStack(cdk.Stack):
             guardrail=self.guardrail.ref if self.guardrail else None,
             retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
         )
+
+    def _build_knowledge_base_policies(self, reader_role_arns: list[str]) -> dict[str, KnowledgeBasePolicy]:
+        """Defence in depth: each knowledge base's own policy lets only this tenant's readers retrieve,
+        whatever another identity policy of the account allows. Every front door's role is a reader:
+        the endpoint's and, with `gateway:`, the MCP gateway's."""
+        access = self.tenant.knowledge_base_access
+        return {
+            alias: KnowledgeBasePolicy(
+                knowledge_base,
+                "AccessPolicy",
+                knowledge_base_id=knowledge_base.knowledge_base_id,
+                knowledge_base_arn=knowledge_base.knowledge_base_arn,
+                reader_role_arns=reader_role_arns,
+                cross_account_readers=access.cross_account_readers,
+                break_glass_role_arns=access.break_glass_roles,
+            )
+            for alias, knowledge_base in self.knowledge_bases.items()
+        }
 
 
 def _reads_document_bucket(tenant: Tenant) -> bool:

@@ -30,6 +30,14 @@ REFUSED_NOTE = (
 )
 
 
+# log_kms_key_arn names a key this project only imports: its key policy is the key owner's to edit.
+LOG_KEY_NOTE = (
+    "the endpoint log group is encrypted with this customer managed key. The stacks import the key and "
+    "cannot change its key policy: add this statement to it before deploying, or creating the log group "
+    "fails. Source: https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/encrypt-log-data-kms.html"
+)
+
+
 def user_context_review(tenant) -> dict:
     """The tenant's user_context: whose session names become user ids (with the trust-policy caveat)."""
     review: dict = {"mode": tenant.user_context}
@@ -66,12 +74,14 @@ def review(project, tenant_name: str) -> dict:
         return f"arn:{partition}:{service}:{region}:{account}:{resource}"
 
     function_arn = arn("lambda", f"function:{endpoint_function_name(project.env_name, tenant_name)}")
+    kb_arns = {kb.alias: arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases}
+    log_group_arn = arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}")
     role_policy = endpoint_role_policy(
         inputs_for(
             environment,
             tenant,
-            knowledge_base_arns=[arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases],
-            log_group_arn=arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}"),
+            knowledge_base_arns=list(kb_arns.values()),
+            log_group_arn=log_group_arn,
             guardrail_arn=arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None,
         )
     )
@@ -95,8 +105,20 @@ def review(project, tenant_name: str) -> dict:
         "knowledge_base_roles": {
             kb.alias: _knowledge_base_role(kb, partition, region, account) for kb in tenant.knowledge_bases
         },
+        "knowledge_base_resource_policies": _knowledge_base_policies(
+            tenant, kb_arns, _reader_roles(tenant, partition, account)
+        ),
+        **_log_key_review(environment, log_group_arn),
         **({"mcp_gateway": _gateway(project, tenant_name, partition, arn)} if tenant.gateway else {}),
     }
+
+
+def _reader_roles(tenant, partition: str, account: str) -> list[str]:
+    """The roles the knowledge bases' resource policies admit: the endpoint's, and the MCP gateway's."""
+    roles = [f"arn:{partition}:iam::{account}:role/<endpoint-role>"]
+    if tenant.gateway is not None:
+        roles.append(f"arn:{partition}:iam::{account}:role/<mcp-gateway-role>")
+    return roles
 
 
 def _gateway(project, tenant_name: str, partition: str, arn) -> dict:
@@ -144,6 +166,44 @@ def _gateway(project, tenant_name: str, partition: str, arn) -> dict:
             else "nothing (user_context: none)",
         },
         "rate_limit_per_caller_per_minute": config.requests_per_minute,
+        **(
+            {"interceptor_log_group_key": _log_key_review(environment, log_group)["log_group_key"]}
+            if environment.log_kms_key_arn
+            else {}
+        ),
+    }
+
+
+def _knowledge_base_policies(tenant, kb_arns: dict[str, str], reader_role_arns: list[str]) -> dict:
+    """Each knowledge base's AWS::Bedrock::KnowledgeBasePolicy, as cdk_constructs/knowledge_base_policy.py builds it."""
+    from policies.knowledge_base_access import KnowledgeBaseAccessInputs, knowledge_base_access_policy
+
+    access = tenant.knowledge_base_access
+    return {
+        alias: knowledge_base_access_policy(
+            KnowledgeBaseAccessInputs(
+                knowledge_base_arn=kb_arn,
+                reader_role_arns=reader_role_arns,
+                cross_account_readers=access.cross_account_readers,
+                break_glass_role_arns=access.break_glass_roles,
+            )
+        )
+        for alias, kb_arn in kb_arns.items()
+    }
+
+
+def _log_key_review(environment, log_group_arn: str) -> dict:
+    """With log_kms_key_arn: the statement its key policy must hold (the project cannot add it: the key is imported)."""
+    if not environment.log_kms_key_arn:
+        return {}
+    from policies.log_key import log_group_key_statement
+
+    return {
+        "log_group_key": {
+            "key_arn": environment.log_kms_key_arn,
+            "note": LOG_KEY_NOTE,
+            "key_policy_statement_to_add": log_group_key_statement(environment.region, log_group_arn),
+        }
     }
 
 
