@@ -206,3 +206,12 @@ def test_an_iam_gateway_lets_the_tenants_invokers_invoke_it_and_nobody_else():
     )
     (limit,) = resources(template, "AWS::BedrockAgentCore::GatewayRateLimit").values()
     assert limit["Properties"]["DimensionKeys"] == ["$.context.iam.principal"]
+
+
+def test_the_knowledge_bases_resource_policies_admit_the_gateway_role(synthesized):
+    template = _globex(synthesized)
+    (gateway_role,) = [k for k in _of_type(template, "AWS::IAM::Role") if k.startswith("McpGatewayGatewayRole")]
+    policies = _of_type(template, "AWS::Bedrock::KnowledgeBasePolicy")
+    assert len(policies) == 2
+    for policy in policies.values():  # its Deny exempts the readers; without the gateway role, Retrieve is refused
+        assert gateway_role in referenced_ids(policy["Properties"]["PolicyDocument"])

@@ -118,3 +118,12 @@ def test_prints_the_mcp_gateway_roles_for_a_tenant_with_a_gateway_only():
     }
     assert gateway["authorizer"] == "CUSTOM_JWT" and gateway["invoker_managed_policy"] is None
     assert gateway["user_context"] == {"mode": "trusted", "from": "the verified token's 'sub' claim"}
+
+
+def test_knowledge_base_policies_list_the_gateway_role_as_a_reader_where_there_is_a_gateway():
+    acme = json.dumps(json.loads(_run("--env", "dev", "--tenant", "acme").output)["knowledge_base_resource_policies"])
+    globex = json.dumps(
+        json.loads(_run("--env", "dev", "--tenant", "globex").output)["knowledge_base_resource_policies"]
+    )
+    assert "<mcp-gateway-role>" in globex and "<mcp-gateway-role>" not in acme
+    assert "<endpoint-role>" in globex and "<endpoint-role>" in acme
