@@ -10,8 +10,13 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, ClassVar, Literal
 
-StopReason = Literal["complete", "error", "deadline", "client_closed"]
-STOP_REASONS: tuple[StopReason, ...] = ("complete", "error", "deadline", "client_closed")
+# complete: the planner judged the evidence sufficient (or the mode has no planner); iteration_limit:
+# it used every allowed iteration without saying so, so the answer may be incomplete (stop_reason.py).
+StopReason = Literal["complete", "iteration_limit", "error", "deadline", "client_closed"]
+STOP_REASONS: tuple[StopReason, ...] = ("complete", "iteration_limit", "error", "deadline", "client_closed")
+# How the result cache took part (cache/): hit, miss (looked up, not found or not usable), bypass
+# (the request asked, or a version could not be read), off (no cache for this tenant or mode).
+CacheOutcome = Literal["hit", "miss", "bypass", "off"]
 
 
 @dataclass(frozen=True)
@@ -41,6 +46,9 @@ class TraceEvent:
     documents: list[str] = field(default_factory=list)
     failures: list[str] = field(default_factory=list)
     guardrail: list[GuardrailWarning] = field(default_factory=list)
+    # Step `CacheHit` only: how old the served entry is, and the version its key was built with.
+    ageSeconds: int | None = None
+    keyVersion: str | None = None
 
 
 @dataclass(frozen=True)
@@ -100,6 +108,7 @@ class DoneEvent:
     # True when the path taken was agentic with a CUSTOM planner: estimatedCostUsd then leaves out
     # the planner model's token cost (unknown to the endpoint) and covers the Retrieve calls only.
     estimatedCostExcludesPlannerModel: bool | None = None
+    cache: CacheOutcome | None = None
 
 
 Event = TraceEvent | TextEvent | ResultEvent | ErrorEvent | DoneEvent

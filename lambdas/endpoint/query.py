@@ -6,6 +6,7 @@ module's job (request, identity, modes, relay, encoding, errors, logs, metrics).
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -20,6 +21,9 @@ from lambdas.endpoint import api_errors as errors
 from lambdas.endpoint import identity, modes
 from lambdas.endpoint import log_fields as lf
 from lambdas.endpoint import request_metrics as metrics
+from lambdas.endpoint.cache import cache_metrics, replay
+from lambdas.endpoint.cache.entry import EntryRecorder
+from lambdas.endpoint.cache.result_cache import Decision, ResultCache
 from lambdas.endpoint.encoding import Encoder, encoder_for
 from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, TraceEvent, event_to_dict
 from lambdas.endpoint.logs import RequestLog
@@ -27,6 +31,7 @@ from lambdas.endpoint.relay import Item, Relay
 from lambdas.endpoint.request import Query, check_content_type, parse_query, too_large
 from lambdas.endpoint.retry import Backoff
 from lambdas.endpoint.settings import TenantSettings
+from lambdas.endpoint.stop_reason import StopReasonObserver
 from lambdas.endpoint.translate import RunStats, Translator
 from lambdas.endpoint.upstream import shared_client
 
@@ -44,6 +49,7 @@ class Service:
     client_factory: Callable[[], Any] = shared_client
     write_metrics: Callable[[str], None] = metrics.write_stdout
     backoff: Backoff = field(default_factory=Backoff)
+    cache: ResultCache | None = None  # the tenant's result cache (cache/), None when it is off
 
     def __post_init__(self) -> None:
         if self.settings.user_context not in identity.USER_CONTEXT_MODES:
@@ -91,7 +97,15 @@ class EventStreamResponse(StreamingResponse):
 class QueryRun:
     """One accepted query from the upstream call to the `done` event."""
 
-    def __init__(self, service: Service, query: Query, log: RequestLog, cid: str, started: float) -> None:
+    def __init__(
+        self,
+        service: Service,
+        query: Query,
+        log: RequestLog,
+        cid: str,
+        started: float,
+        cache: Decision | None = None,
+    ) -> None:
         self.service = service
         self.query = query
         self.log = log
@@ -101,6 +115,9 @@ class QueryRun:
         self.translator = Translator(service.alias_of, started)
         self.first_event_ms: int | None = None
         self.relay: Relay | None = None
+        self.stop = StopReasonObserver(query.max_agent_iteration)
+        self.cache = cache
+        self.recorder = EntryRecorder() if cache is not None and cache.outcome == "miss" else None
 
     @property
     def stats(self) -> RunStats:
@@ -125,6 +142,9 @@ class QueryRun:
     def _observe(self, event: Event) -> None:
         if self.first_event_ms is None:
             self.first_event_ms = _ms(self.started)
+        self.stop.observe(event)
+        if self.recorder is not None:
+            self.recorder.observe(event)
         if isinstance(event, TraceEvent):
             # One record per trace event: the sub-queries are what an audit needs to see. A
             # Retrieval step's start also names each sub-query on a record of its own (SUB_QUERY),
@@ -159,6 +179,7 @@ class QueryRun:
             mode=self.stats.mode or self.query.mode,  # auto: the path it took
             estimatedCostUsd=self.mode.estimated_cost_usd(self.stats, self.service.settings),
             estimatedCostExcludesPlannerModel=self._cost_excludes_planner_model() or None,
+            cache=self.cache.outcome if self.cache is not None else "off",  # type: ignore[arg-type]
         )
 
     def _cost_excludes_planner_model(self) -> bool:
@@ -190,8 +211,12 @@ class QueryRun:
                 error_code = failure.code
                 self.log.warning(lf.EVENT_ERROR, **{lf.EVENT: lf.EVENT_ERROR, lf.ERROR_CODE: failure.code})
                 yield encoder.encode(failure)
+            else:
+                stop_reason = self.stop.reason(self.stats.mode or self.query.mode)
             yield encoder.encode(self._done(stop_reason))
             finished = True
+            if self.recorder is not None:  # after `done` went out: the caller never waits for it
+                await asyncio.to_thread(self._store, stop_reason)
         except Exception:  # a bug of ours mid-stream: still end the stream properly, never a traceback
             self.log.exception("endpoint error while streaming")
             relay.cancel()
@@ -204,6 +229,13 @@ class QueryRun:
                 stop_reason = "client_closed"
                 relay.cancel()
             self.finish(stop_reason, error_code)
+
+    def _store(self, stop_reason: str) -> None:
+        cache, recorder = self.service.cache, self.recorder
+        assert cache is not None and self.cache is not None and recorder is not None
+        mode = self.stats.mode or self.query.mode
+        refusal = cache.store_result(self.cache, self.query, recorder, stop_reason, mode, self.stats.iterations)
+        self.log.info("cache store", stored=refusal is None, reason=refusal)
 
     def finish(self, stop_reason: str, error_code: str | None) -> None:
         duration = _ms(self.started)
@@ -247,6 +279,24 @@ class QueryRun:
             ),
             self.service.write_metrics,
         )
+        tenant = self.service.settings.tenant
+        cache_metrics.emit(tenant, self.cid, self.cache, duration, self.service.write_metrics)
+
+
+async def _cache_lookup(service: Service, query: Query, user_id: str | None, log: RequestLog) -> Decision | None:
+    """The cache's decision for this request (None: the tenant has no cache), off the event loop."""
+    if service.cache is None:
+        return None
+    decision = await asyncio.to_thread(service.cache.decide, query, user_id, query.cache_bypass)
+    log.info(
+        "cache",
+        cache=decision.outcome,
+        reason=decision.reason,
+        lookup_ms=decision.lookup_ms,
+        stale=decision.stale,
+        acl_denied=decision.acl_denied,
+    )
+    return decision
 
 
 def _rejected(service: Service, log: RequestLog, cid: str, started: float, error: errors.ApiError) -> Response:
@@ -300,7 +350,15 @@ async def handle_query(service: Service, request: Request) -> Response:
         has_filter=query.filter is not None,
         user_id=user_id,
     )
-    run = QueryRun(service, query, log, cid, started)
+    decision = await _cache_lookup(service, query, user_id, log)
+    if decision is not None and decision.outcome == "hit":
+        encoder = encoder_for(request.headers.get("accept"))
+        return EventStreamResponse(
+            replay.hit_events(settings.tenant, service.write_metrics, decision, log, cid, started, encoder),
+            media_type=encoder.media_type,
+            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Request-Id": cid},
+        )
+    run = QueryRun(service, query, log, cid, started, decision)
     relay = run.start(user_id)
     first = await relay.next()
     if first.kind in ("error", "deadline"):

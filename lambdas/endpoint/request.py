@@ -49,6 +49,8 @@ class QueryBody(BaseModel):
     filter: dict[str, Any] | None = None
     mode: str | None = None  # None: the tenant's routing.default_mode (agentic unless changed)
     userId: Annotated[str, StringConstraints(min_length=1, max_length=MAX_USER_ID_CHARS)] | None = None
+    # "bypass": answer from the source and leave the tenant's result cache alone (docs/cache.md).
+    cache: Literal["bypass"] | None = None
 
     @field_validator("question")
     @classmethod
@@ -84,6 +86,7 @@ class Query:
     filter: dict[str, Any] | None
     mode: str
     user_id: str | None  # as sent; identity.py decides whether it may be used
+    cache_bypass: bool = False  # the request asked not to use the result cache
 
     @property
     def question(self) -> str:
@@ -177,4 +180,5 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -
         filter=query_filter,
         mode=mode,
         user_id=parsed.userId,
+        cache_bypass=parsed.cache == "bypass",
     )

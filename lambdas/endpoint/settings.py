@@ -41,6 +41,21 @@ class RoutingSettings:
 
 
 @dataclass(frozen=True)
+class CacheSettings:
+    """The tenant's result cache (docs/cache.md), rendered from its config's `cache:` block.
+
+    Absent (`TenantSettings.cache is None`) means off. Where entries live is not a setting: the
+    endpoint's environment names the DynamoDB table (AWS) or the SQLite file (`akb local`).
+    """
+
+    ttl_seconds: int = 3600  # fallback only: versions and ACLs invalidate first
+    max_entry_bytes: int = 200_000
+    modes: list[str] = field(default_factory=lambda: ["agentic", "retrieve", "auto"])
+    version_refresh_seconds: int = 60  # ListIngestionJobs at most this often per knowledge base
+    acl_knowledge_bases: list[str] = field(default_factory=list)  # aliases re-checked on a hit
+
+
+@dataclass(frozen=True)
 class TenantSettings:
     tenant: str
     environment: str
@@ -65,6 +80,7 @@ class TenantSettings:
     # Attempts at opening the upstream stream (throttling and transient 5xx, before the first byte).
     upstream_max_attempts: int = 3
     routing: RoutingSettings = field(default_factory=RoutingSettings)
+    cache: CacheSettings | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -75,6 +91,8 @@ class TenantSettings:
         data = json.loads(text)
         data["retrievers"] = [Retriever(**item) for item in data.get("retrievers", [])]
         data["routing"] = RoutingSettings(**data.get("routing", {}))
+        if data.get("cache") is not None:
+            data["cache"] = CacheSettings(**data["cache"])
         return cls(**data)
 
     @classmethod
