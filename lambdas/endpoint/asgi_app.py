@@ -17,9 +17,11 @@ from starlette.routing import Route
 
 from lambdas.endpoint import identity
 from lambdas.endpoint.api_errors import internal_api_error
+from lambdas.endpoint.cache.setup import cache_from_environment
 from lambdas.endpoint.logs import logger
 from lambdas.endpoint.query import Service, handle_query
 from lambdas.endpoint.settings import TenantSettings
+from lambdas.endpoint.upstream import shared_client
 
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
@@ -54,10 +56,12 @@ def create_app(service: Service) -> Starlette:
 
 
 def service_from_environment() -> Service:
+    settings = TenantSettings.from_environment()
     return Service(
-        settings=TenantSettings.from_environment(),
+        settings=settings,
         local_mode=identity.local_mode_enabled(os.environ),  # refuses to run inside Lambda
         local_caller_arn=os.environ.get(identity.LOCAL_CALLER_ENV) or None,
+        cache=cache_from_environment(settings, os.environ, shared_client),  # AKB_CACHE_TABLE | AKB_CACHE_PATH
     )
 
 

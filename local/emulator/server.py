@@ -24,6 +24,7 @@ from local.emulator.agentic_stream import AgenticRun
 from local.emulator.corpus import KnowledgeBase
 from local.emulator.faults import Faults
 from local.emulator.index import KnowledgeBaseIndex
+from local.emulator.ingestion import Ingestion
 from local.emulator.journal import Journal
 from local.emulator.pump import End, pump
 from local.emulator.retrieve_api import run_retrieve
@@ -34,6 +35,16 @@ log = logging.getLogger("local.emulator")
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
 _RETRIEVE_PATH = re.compile(r"^/knowledgebases/([^/]+)/retrieve$")
+# bedrock-agent's data sources and ingestion jobs, and bedrock-agent-runtime's ACL check
+# (request URIs from botocore's service models; ingestion.py).
+_KB = r"^/knowledgebases/([^/]+)/datasources"
+_CONTROL_PLANE: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("POST", re.compile(_KB + r"/?$"), "list_data_sources"),
+    ("POST", re.compile(_KB + r"/([^/]+)/ingestionjobs/?$"), "list_jobs"),
+    ("PUT", re.compile(_KB + r"/([^/]+)/ingestionjobs/?$"), "start_job"),
+    ("GET", re.compile(_KB + r"/([^/]+)/ingestionjobs/([^/]+)$"), "get_job"),
+    ("POST", re.compile(_KB + r"/([^/]+)/check-ingested-document-acl$"), "check_acl"),
+)
 
 
 class EmulatorState:
@@ -44,6 +55,7 @@ class EmulatorState:
         self.indexes = {kb_id: KnowledgeBaseIndex(kb) for kb_id, kb in knowledge_bases.items()}
         self.faults = Faults(delay_ms)
         self.journal = Journal()
+        self.ingestion = Ingestion(knowledge_bases, self.indexes)
         self.stopping = threading.Event()
 
     def knowledge_base_list(self) -> list[dict[str, Any]]:
@@ -58,6 +70,9 @@ class EmulatorState:
             }
             for kb in self.knowledge_bases.values()
         ]
+
+
+_WITH_BODY = ("list_jobs", "start_job", "check_acl")
 
 
 class _BadRequest(Exception):
@@ -118,6 +133,7 @@ class Handler(BaseHTTPRequestHandler):
             route = routes.get(path)
             if route is None and self.command == "POST" and _RETRIEVE_PATH.match(path):
                 route = self._retrieve
+            route = route or self._control_plane(path)
             if route is None:
                 self._read_body()
                 self._send(
@@ -154,10 +170,57 @@ class Handler(BaseHTTPRequestHandler):
         self._dispatch({"/_emulator/requests": self._clear_requests, "/_emulator/streams": self._clear_streams})
 
     def do_POST(self) -> None:
-        self._dispatch({"/agenticRetrieveStream": self._agentic, "/_emulator/faults": self._faults})
+        self._dispatch(
+            {
+                "/agenticRetrieveStream": self._agentic,
+                "/_emulator/faults": self._faults,
+                "/_emulator/ingestion/complete": self._complete_ingestion,
+                "/_emulator/acl": self._set_acl,
+            }
+        )
 
     def do_PUT(self) -> None:
         self._dispatch({})
+
+    def _control_plane(self, path: str) -> Callable[[], None] | None:
+        """The ingestion-job and ACL-check routes; they never consume armed stream faults."""
+        for method, pattern, operation in _CONTROL_PLANE:
+            match = pattern.match(path)
+            if match and self.command == method:
+                ids = [unquote(group) for group in match.groups()]
+
+                def route(operation: str = operation, ids: list[str] = ids) -> None:
+                    body = self._control_body(record=True)
+                    handler = getattr(self.state.ingestion, operation)
+                    status = 202 if operation == "start_job" else 200  # StartIngestionJob answers 202
+                    self._send(status, handler(*ids, body) if operation in _WITH_BODY else handler(*ids))
+
+                return route
+        return None
+
+    def _control_body(self, record: bool = False) -> Any:
+        raw = self._read_body()
+        try:
+            body = json.loads(raw) if raw else {}
+        except (ValueError, UnicodeDecodeError):
+            raise ServiceError("ValidationException", "The request body is not valid JSON") from None
+        if record:
+            self.state.journal.record_request(self.command, urlsplit(self.path).path, dict(self.headers), body)
+        if not isinstance(body, dict):
+            raise ServiceError("ValidationException", "The request body must be a JSON object")
+        return body
+
+    def _complete_ingestion(self) -> None:
+        body = self._control_body()
+        self._send(200, self.state.ingestion.complete(str(body.get("knowledgeBaseId"))))
+
+    def _set_acl(self) -> None:
+        body = self._control_body()
+        users = body.get("users")
+        if users is not None and not (isinstance(users, list) and all(isinstance(u, str) for u in users)):
+            raise _BadRequest('"users" must be a list of user ids, or null for no ACL')
+        kb_id, document_id = str(body.get("knowledgeBaseId")), str(body.get("documentId"))
+        self._send(200, self.state.ingestion.set_acl(kb_id, document_id, users))
 
     # -- control API --------------------------------------------------------------------------
     def _faults(self) -> None:

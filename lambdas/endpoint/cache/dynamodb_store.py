@@ -27,9 +27,14 @@ BATCH_WRITE_LIMIT = 25  # BatchWriteItem takes at most 25 requests (ledger)
 
 class DynamoDbStore:
     def __init__(self, client: Any, table: str, clock=time.time) -> None:
-        self._client = client
+        """`client`: a boto3 DynamoDB client, or a factory of one (created on first use: no cold-start cost)."""
+        self._factory = client if callable(client) and not hasattr(client, "get_item") else (lambda: client)
         self.table = table
         self._clock = clock
+
+    @property
+    def _client(self) -> Any:
+        return self._factory()
 
     def _query(self, tenant: str, prefix: str, projection: str) -> Iterator[dict[str, Any]]:
         paginator = self._client.get_paginator("query")
