@@ -97,8 +97,21 @@ def footer(done: DoneEvent) -> str:
     parts.append(f"duration {done.durationMs / 1000:.2f} s")
     if done.estimatedCostUsd is not None:
         parts.append(f"est. cost ${done.estimatedCostUsd:.4f}")
-    parts += [f"mode {done.mode}", f"stop {done.stopReason}", f"request {done.requestId}"]
+    parts += [f"mode {done.mode}", f"stop {done.stopReason}"]
+    if done.cache is not None:
+        parts.append(f"cache {done.cache}")
+    parts.append(f"request {done.requestId}")
     return " | ".join(parts)
+
+
+def incomplete_warning(done: DoneEvent) -> str | None:
+    """Said out loud when the answer may be incomplete: budget exhausted is not evidence sufficient."""
+    if done.stopReason != "iteration_limit":
+        return None
+    return (
+        "possibly incomplete: the planner used every allowed iteration without judging the evidence "
+        "sufficient (raise maxAgentIteration, up to the tenant's cap, or narrow the question)"
+    )
 
 
 def error_line(event: ErrorEvent) -> str:
@@ -184,6 +197,9 @@ class ViewRenderer:
         elif isinstance(event, DoneEvent):
             self._show_answer()
             self._stop_live()
+            warning = incomplete_warning(event)
+            if warning:
+                self._print(Text(warning, style="bold yellow"))
             self._print(Text(footer(event), style="dim"))
         self._refresh()
 

@@ -10,6 +10,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from schema.alarm_config import TenantAlarms
+from schema.cache_config import Cache
 from schema.common import IAM_PRINCIPAL_PATTERN, NonBlank, StrictModel, unique
 from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
@@ -139,6 +140,7 @@ class Tenant(StrictModel):
     alarms: TenantAlarms | None = Field(
         None, description="Overrides of the environment's alarm thresholds; unset fields use the environment's."
     )
+    cache: Cache | None = Field(None, description="The result cache (docs/cache.md); off unless this block is set.")
 
     @model_validator(mode="after")
     def _invokers_consistent(self) -> Tenant:
@@ -156,6 +158,22 @@ class Tenant(StrictModel):
                 f"'{self.user_context}'; set user_context: trusted or remove trusted"
             )
         return self
+
+    @model_validator(mode="after")
+    def _cache_aliases_known(self) -> Tenant:
+        if self.cache is not None and isinstance(self.cache.acl_recheck, list):
+            aliases = [kb.alias for kb in self.knowledge_bases]
+            unknown = [alias for alias in self.cache.acl_recheck if alias not in aliases]
+            if unknown:
+                raise ValueError(
+                    f"cache.acl_recheck names {', '.join(unknown)}, not a knowledge base of this tenant "
+                    f"(aliases: {', '.join(aliases)})"
+                )
+        return self
+
+    @property
+    def cache_on(self) -> bool:
+        return self.cache is not None and self.cache.enabled
 
     @property
     def has_guardrail(self) -> bool:

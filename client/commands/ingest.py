@@ -43,7 +43,8 @@ def command(env_name, config_dir, tenant, alias, source_index, dry_run, interval
             _print_plan(project, target, uploads)
             return
         s3, ssm, agent = ingest.make_clients(project.environment.region)
-        result = run(s3, ssm, agent, target, uploads, interval=interval, timeout=timeout)
+        publish = _version_publisher(project, tenant)
+        result = run(s3, ssm, agent, target, uploads, interval=interval, timeout=timeout, publish=publish)
     except ingest.IngestError as error:
         for line in str(error).splitlines():  # one line per problem (e.g. per unreadable file)
             click.echo(f"akb ingest: {line}", err=True)
@@ -64,6 +65,7 @@ def run(
     interval: float,
     timeout: float,
     sleep=time.sleep,
+    publish=None,
 ) -> ingest.JobResult:
     deployed = ingest.read_deployed(ssm, target)
     if uploads:
@@ -83,7 +85,21 @@ def run(
 
     result = ingest.follow_job(agent, deployed, job_id, on_update=show, interval=interval, timeout=timeout, sleep=sleep)
     _print_result(result)
+    if publish is not None and result.status == "COMPLETE":
+        # The result cache sees the new content version at once, not at its next poll (docs/cache.md).
+        mark = publish(result.job)
+        click.echo(f"Published content version {mark.job_id} to the result cache.")
     return result
+
+
+def _version_publisher(project, tenant: str):
+    """For a tenant with a result cache: writes a completed job's version into its cache table."""
+    if project.tenants[tenant].cache is None:
+        return None
+    from client import cache_admin
+
+    store = cache_admin.open_store(project, tenant, local=False)
+    return lambda job: cache_admin.publish_job_version(store, tenant, job)
 
 
 def _print_result(result: ingest.JobResult) -> None:

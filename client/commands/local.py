@@ -25,9 +25,9 @@ DEFAULT_CALLER = "arn:aws:sts::123456789012:assumed-role/local-developer/develop
 
 
 def endpoint_environment(
-    settings_json: str, port: int, emulator_env: dict[str, str], caller_arn: str
+    settings_json: str, port: int, emulator_env: dict[str, str], caller_arn: str, cache_path: Path | None = None
 ) -> dict[str, str]:
-    """The child's environment: tenant settings, local mode, the emulator, dummy credentials."""
+    """The child's environment: tenant settings, local mode, the emulator, dummy credentials, the cache file."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("AWS_", "AKB_"))}
     env.update(emulator_env)  # AWS_ENDPOINT_URL_BEDROCK_AGENT_RUNTIME + dummy keys
     env.update(
@@ -44,6 +44,8 @@ def endpoint_environment(
             "PYTHONUNBUFFERED": "1",
         }
     )
+    if cache_path is not None:
+        env["AKB_CACHE_PATH"] = str(cache_path)  # the tenant's result cache (cache/setup.py)
     return env
 
 
@@ -80,6 +82,7 @@ def command(
     delay_ms: float,
 ) -> None:
     """Run the emulator and the tenant's endpoint locally (127.0.0.1 only) until Ctrl-C."""
+    from client.cache_admin import local_cache_path
     from client.local_settings import LocalSettingsError, tenant_settings
     from local.emulator import CorpusError, kb_id_for, start_emulator
 
@@ -100,8 +103,9 @@ def command(
             click.echo(str(error), err=True)
             raise SystemExit(1) from None
         url = f"http://127.0.0.1:{port}"
+        cache_path = local_cache_path(env_name, tenant_name) if settings.cache is not None else None
         child = subprocess.Popen(
-            [str(RUN_SH)], env=endpoint_environment(settings.to_json(), port, emulator.env, caller_arn)
+            [str(RUN_SH)], env=endpoint_environment(settings.to_json(), port, emulator.env, caller_arn, cache_path)
         )
         if not wait_ready(url, child):
             click.echo(f"the endpoint did not become ready on {url} (is the port free?)", err=True)
@@ -110,6 +114,8 @@ def command(
         click.echo(f"Bedrock emulator  {emulator.url}  (delay {delay_ms:g} ms between events)")
         click.echo(f"Endpoint          {url}  tenant {tenant_name} ({env_name}), knowledge bases: {aliases}")
         click.echo(f"Caller            {caller_arn}  (user_context: {settings.user_context})")
+        cache_line = f"on, {cache_path} (akb cache stats --local --tenant {tenant_name})" if cache_path else "off"
+        click.echo(f"Result cache      {cache_line}")
         click.echo("\nTry it (trace events arrive one by one):")
         click.echo(
             f"  curl -N -X POST {url}/v1/query -H 'content-type: application/json' \\\n"
