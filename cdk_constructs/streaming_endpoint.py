@@ -20,6 +20,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.endpoint_bundling import endpoint_code
 from cdk_constructs.endpoint_settings import tenant_settings
 from cdk_constructs.nag_checks import acknowledge, finding_text
@@ -27,6 +28,7 @@ from cdk_constructs.resource_names import endpoint_function_name, invoke_policy_
 from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from cdk_constructs.stack_outputs import publish
 from lambdas.endpoint import metric_names
+from lambdas.endpoint.cache.setup import TABLE_ENV as CACHE_TABLE_ENV_VAR
 from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
 from lambdas.endpoint.settings import TenantSettings
 from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
@@ -67,6 +69,8 @@ class StreamingEndpoint(Construct):
     - log_group: where the function logs (created by the stack with the environment's retention).
     - guardrail: optional; when given, its id/version go to the service and the role may apply it.
     - retrieval_instruction: optional; its id/version go to the service.
+    - cache_table: optional; the result cache's table (its name goes to the service, the role may
+      use the tenant's items of it: policies/cache_table.py).
     """
 
     def __init__(
@@ -80,6 +84,7 @@ class StreamingEndpoint(Construct):
         log_group: logs.ILogGroup,
         guardrail: GuardrailRef | None = None,
         retrieval_instruction: RetrievalInstructionRef | None = None,
+        cache_table: CacheTable | None = None,
     ):
         super().__init__(scope, construct_id)
         if not knowledge_bases:
@@ -106,6 +111,8 @@ class StreamingEndpoint(Construct):
             # Tokens inside the JSON (knowledge base ids, guardrail version) become an Fn::Join.
             SETTINGS_ENV_VAR: self.settings.to_json(),
         }
+        if cache_table is not None:
+            environment_variables[CACHE_TABLE_ENV_VAR] = cache_table.table_name
         check_environment_size(
             environment_variables,
             token_lengths(knowledge_bases, guardrail, retrieval_instruction),
@@ -126,6 +133,8 @@ class StreamingEndpoint(Construct):
                 knowledge_base_arns=[kb.knowledge_base_arn for kb in knowledge_bases],
                 log_group_arn=log_group_arn,
                 guardrail_arn=guardrail.guardrail_arn if guardrail else None,
+                cache_table_arn=cache_table.table_arn if cache_table is not None else None,
+                tenant_name=tenant_name,
             )
         )
         self.role = iam.Role(

@@ -90,6 +90,19 @@ class EndpointMetrics:
             period=period,
         )
 
+    def metric_cache_hit_rate(self, *, period: Duration | None = None) -> cloudwatch.MathExpression:
+        """CacheHits / (CacheHits + CacheMisses) in percent; bypassed and `off` requests are not lookups."""
+        period = period or self.period
+        return cloudwatch.MathExpression(
+            expression="100 * hits / (hits + misses)",
+            using_metrics={
+                "hits": self.metric(names.CACHE_HITS, statistic="Sum", period=period),
+                "misses": self.metric(names.CACHE_MISSES, statistic="Sum", period=period),
+            },
+            label="hit rate %",
+            period=period,
+        )
+
     def metric_errors_by_code(self, *, period: Duration | None = None) -> cloudwatch.MathExpression:
         """One line per error code the service has emitted (a SEARCH over the Tenant+ErrorCode set)."""
         period = period or self.period

@@ -64,6 +64,16 @@ state of this tenant's alarms.
 read the matching `trace` records (saved query *request-trace*)."""
 
 
+CACHE = """### Result cache
+**Hit rate** (hits / lookups), lookups by outcome (**bypass**: asked by the request, or a content
+version could not be read), entries refused because the content changed (**stale**) or the
+caller's access re-check did not pass (**ACL denied**), and the latency of hits (docs/cache.md).
+
+**Spike** in misses or **Red** hit rate: ingestion ran (a new version invalidates every entry of
+that knowledge base) or the strategy changed (a deploy). **Rising** bypass: the role cannot read
+ingestion jobs, or throttling. Rising ACL denied: permissions changed (expected after a revocation)."""
+
+
 class TenantDashboard(Construct):
     """One CloudWatch dashboard per tenant.
 
@@ -74,6 +84,7 @@ class TenantDashboard(Construct):
     - thresholds: drawn as horizontal lines where an alarm watches the same metric.
     - reserved_concurrency: drawn on the concurrency graph; default none (no line).
     - alarms: shown in an alarm status widget; default none.
+    - cache: adds the result cache row; default false (the tenant has no cache).
     """
 
     def __init__(
@@ -87,6 +98,7 @@ class TenantDashboard(Construct):
         thresholds: TenantThresholds,
         reserved_concurrency: int | None = None,
         alarms: Sequence[cloudwatch.IAlarm] = (),
+        cache: bool = False,
     ):
         super().__init__(scope, construct_id)
         m = EndpointMetrics(tenant)
@@ -199,6 +211,35 @@ class TenantDashboard(Construct):
                     [m.metric(names.GUARDRAIL_INTERVENTIONS, statistic="Sum", label="interventions")],
                 ),
                 cloudwatch.AlarmStatusWidget(title="Alarms", alarms=list(alarms), width=12, height=ROW_HEIGHT),
+            ],
+        )
+
+        if cache:
+            self._cache_row(m)
+
+    def _cache_row(self, m: EndpointMetrics) -> None:
+        self._row(
+            CACHE,
+            [
+                graph("Cache hit rate %", [m.metric_cache_hit_rate()]),
+                graph(
+                    "Cache lookups by outcome",
+                    [
+                        m.metric(names.CACHE_HITS, statistic="Sum", label="hits"),
+                        m.metric(names.CACHE_MISSES, statistic="Sum", label="misses"),
+                        m.metric(names.CACHE_BYPASS, statistic="Sum", label="bypass"),
+                    ],
+                ),
+                cloudwatch.GraphWidget(
+                    title="Entries refused, and hit latency",
+                    left=[
+                        m.metric(names.STALE_REJECTED, statistic="Sum", label="stale (content changed)"),
+                        m.metric(names.ACL_RECHECK_DENIED, statistic="Sum", label="ACL re-check denied"),
+                    ],
+                    right=[m.metric(names.CACHE_HIT_LATENCY_MS, statistic="p95", label="hit latency p95 (ms)")],
+                    width=GRAPH_WIDTH,
+                    height=ROW_HEIGHT,
+                ),
             ],
         )
 

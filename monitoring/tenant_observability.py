@@ -37,6 +37,7 @@ class TenantObservability(Construct):
     - topic: the environment's alarm topic; default none (no notifications).
     - reserved_concurrency: the function's reserved concurrency, drawn on the dashboard; default none.
     - query_folder: Logs Insights folder of the saved queries; default `name`.
+    - cache: whether the tenant has a result cache (adds the dashboard's cache row); default false.
     """
 
     def __init__(
@@ -52,6 +53,7 @@ class TenantObservability(Construct):
         topic: sns.ITopic | None = None,
         reserved_concurrency: int | None = None,
         query_folder: str | None = None,
+        cache: bool = False,
     ):
         super().__init__(scope, construct_id)
         self.alarms = EndpointAlarms(
@@ -73,5 +75,6 @@ class TenantObservability(Construct):
             thresholds=thresholds,
             reserved_concurrency=reserved_concurrency,
             alarms=[*self.alarms.alarms.values(), self.alarms.composite],
+            cache=cache,
         )
         self.queries = EndpointLogQueries(self, "Queries", log_group=log_group, name_prefix=query_folder or name)

@@ -8,13 +8,20 @@ from __future__ import annotations
 import aws_cdk as cdk
 from constructs import Construct
 
+from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.document_bucket import DocumentBucket
 from cdk_constructs.guardrail import Guardrail
 from cdk_constructs.knowledge_base import KnowledgeBase
 from cdk_constructs.knowledge_outputs import publish_knowledge
 from cdk_constructs.log_group import log_group
 from cdk_constructs.removal import removal_policy
-from cdk_constructs.resource_names import bounded_name, endpoint_log_group_name, query_folder, resource_prefix
+from cdk_constructs.resource_names import (
+    bounded_name,
+    cache_table_name,
+    endpoint_log_group_name,
+    query_folder,
+    resource_prefix,
+)
 from cdk_constructs.retrieval_instruction import RetrievalInstruction
 from cdk_constructs.streaming_endpoint import StreamingEndpoint
 from monitoring.tenant_observability import TenantObservability
@@ -103,6 +110,13 @@ class TenantStack(cdk.Stack):
             instruction=self.retrieval_instruction,
         )
 
+        # The result cache's table, when the tenant has a `cache:` block (docs/cache.md).
+        self.cache_table = (
+            CacheTable(self, "ResultCache", table_name=cache_table_name(project.env_name, tenant_name))
+            if self.tenant.cache is not None
+            else None
+        )
+
         # The endpoint, below the knowledge it serves: its role reaches these resources and no others.
         self.endpoint = StreamingEndpoint(
             self,
@@ -113,6 +127,7 @@ class TenantStack(cdk.Stack):
             guardrail=self.guardrail.ref if self.guardrail else None,
             retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
             log_group=self.endpoint_log_group,
+            cache_table=self.cache_table,
         )
 
         # Monitoring: dashboard, alarms (+ a composite that pages the environment's topic) and saved
@@ -128,6 +143,7 @@ class TenantStack(cdk.Stack):
             topic=platform.alarms.topic,
             reserved_concurrency=self.tenant.reserved_concurrency,
             query_folder=query_folder(project.env_name, tenant_name),
+            cache=self.tenant.cache is not None,
         )
 
 

@@ -46,7 +46,12 @@ def partition_for(region: str) -> str:
 
 def review(project, tenant_name: str) -> dict:
     """The execution role, the invoker policy and the URL permissions of one tenant, as dicts."""
-    from cdk_constructs.resource_names import endpoint_function_name, endpoint_log_group_name, invoke_policy_name
+    from cdk_constructs.resource_names import (
+        cache_table_name,
+        endpoint_function_name,
+        endpoint_log_group_name,
+        invoke_policy_name,
+    )
     from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
     from policies.invoker import invoker_policy, url_permissions
 
@@ -66,6 +71,10 @@ def review(project, tenant_name: str) -> dict:
             knowledge_base_arns=[arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases],
             log_group_arn=arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}"),
             guardrail_arn=arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None,
+            cache_table_arn=arn("dynamodb", f"table/{cache_table_name(project.env_name, tenant_name)}")
+            if tenant.cache is not None
+            else None,
+            tenant_name=tenant_name,
         )
     )
     sids = {statement["Sid"] for statement in role_policy["Statement"]}
