@@ -64,8 +64,10 @@ class EmulatorHandle:
         return self._server.state.ingestion.set_acl(knowledge_base_id, document_id, users)
 
     def reset(self) -> None:
-        """Clears faults (back to the start-up delay), the request journal and the stream records."""
+        """Clears faults (back to the start-up delay), the request journal, the stream records and ACL changes."""
         self._server.state.faults.configure({"reset": True})
+        for index in self._server.state.indexes.values():
+            index.reset_acls()
         self._server.state.journal.clear_requests()
         self._server.state.journal.clear_streams()
 

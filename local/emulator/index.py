@@ -81,6 +81,10 @@ class KnowledgeBaseIndex:
     def set_allowed_users(self, document_id: str, users: frozenset[str] | None) -> None:
         self._acl[document_id] = users
 
+    def reset_acls(self) -> None:
+        """Back to the ACL side files of the corpus."""
+        self._acl.clear()
+
     def document_hits(self, document_id: str) -> list[Hit]:
         """Every chunk of one document, in order (what FullDocumentExpansion reads)."""
         document = self.kb.documents[document_id]

@@ -79,7 +79,8 @@ def test_every_trace_event_is_one_log_record_with_correlation_id_tenant_and_call
     ]
     assert [r[lf.SUB_QUERY] for r in traces if lf.SUB_QUERY in r] == started and started
     done = mine[-1]
-    assert done[lf.STOP_REASON] == frames[-1].data["stopReason"] and done[lf.ITERATIONS] == frames[-1].data["iterations"]
+    assert done[lf.STOP_REASON] == frames[-1].data["stopReason"]
+    assert done[lf.ITERATIONS] == frames[-1].data["iterations"]
     assert done[lf.DURATION_MS] >= done[lf.TIME_TO_FIRST_EVENT_MS] > 0
 
 
