@@ -33,6 +33,7 @@ class CacheTable(Construct):
 
     def __init__(self, scope: Construct, construct_id: str, *, table_name: str):
         super().__init__(scope, construct_id)
+        self.physical_name = table_name  # a literal: the endpoint's environment stays small and readable
         self.table = dynamodb.Table(
             self,
             "Table",

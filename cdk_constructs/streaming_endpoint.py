@@ -112,7 +112,7 @@ class StreamingEndpoint(Construct):
             SETTINGS_ENV_VAR: self.settings.to_json(),
         }
         if cache_table is not None:
-            environment_variables[CACHE_TABLE_ENV_VAR] = cache_table.table_name
+            environment_variables[CACHE_TABLE_ENV_VAR] = cache_table.physical_name
         check_environment_size(
             environment_variables,
             token_lengths(knowledge_bases, guardrail, retrieval_instruction),
