@@ -27,9 +27,10 @@ PACKAGE_DIR = "lambdas"
 PACKAGE_FILES = ("*.py", "run.sh")
 # botocore ships models for ~450 services (about half the package); the endpoint calls one. Only
 # these keep their models (tests/cdk_constructs/test_endpoint_bundling.py checks every boto3 client the code creates).
-KEEP_BOTOCORE_SERVICES = ("bedrock-agent-runtime", "sts")
+# bedrock-agent (ingestion jobs) and dynamodb (the table) serve the result cache (lambdas/endpoint/cache/).
+KEEP_BOTOCORE_SERVICES = ("bedrock-agent-runtime", "bedrock-agent", "dynamodb", "sts")
 # Bump when the bundle's layout changes, so cached assets are rebuilt.
-BUNDLER_VERSION = "1"
+BUNDLER_VERSION = "2"
 
 
 @dataclass(frozen=True)
