@@ -110,19 +110,7 @@ def command(
         if not wait_ready(url, child):
             click.echo(f"the endpoint did not become ready on {url} (is the port free?)", err=True)
             raise SystemExit(1)
-        aliases = ", ".join(r.alias for r in settings.retrievers)
-        click.echo(f"Bedrock emulator  {emulator.url}  (delay {delay_ms:g} ms between events)")
-        click.echo(f"Endpoint          {url}  tenant {tenant_name} ({env_name}), knowledge bases: {aliases}")
-        click.echo(f"Caller            {caller_arn}  (user_context: {settings.user_context})")
-        cache_line = f"on, {cache_path} (akb cache stats --local --tenant {tenant_name})" if cache_path else "off"
-        click.echo(f"Result cache      {cache_line}")
-        click.echo("\nTry it (trace events arrive one by one):")
-        click.echo(
-            f"  curl -N -X POST {url}/v1/query -H 'content-type: application/json' \\\n"
-            '    -d \'{"question": "How do I rotate an API key?"}\''
-        )
-        click.echo("\nCtrl-C to stop.", nl=True)
-        sys.stdout.flush()
+        _banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path)
         while child.poll() is None:
             time.sleep(0.2)
         click.echo(f"the endpoint exited with status {child.returncode}", err=True)
@@ -133,3 +121,20 @@ def command(
         if child is not None:
             stop(child)
         emulator.stop()
+
+
+def _banner(url, emulator_url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path) -> None:
+    """What runs where, and a request to try."""
+    aliases = ", ".join(r.alias for r in settings.retrievers)
+    click.echo(f"Bedrock emulator  {emulator_url}  (delay {delay_ms:g} ms between events)")
+    click.echo(f"Endpoint          {url}  tenant {tenant_name} ({env_name}), knowledge bases: {aliases}")
+    click.echo(f"Caller            {caller_arn}  (user_context: {settings.user_context})")
+    cache_line = f"on, {cache_path} (akb cache stats --local --tenant {tenant_name})" if cache_path else "off"
+    click.echo(f"Result cache      {cache_line}")
+    click.echo("\nTry it (trace events arrive one by one):")
+    click.echo(
+        f"  curl -N -X POST {url}/v1/query -H 'content-type: application/json' \\\n"
+        '    -d \'{"question": "How do I rotate an API key?"}\''
+    )
+    click.echo("\nCtrl-C to stop.", nl=True)
+    sys.stdout.flush()

@@ -51,6 +51,22 @@ def test_local_settings_refuse_aliases_the_emulator_does_not_serve():
         tenant_settings(project, "nobody", kb_id_for)
 
 
+def _ask_until_hit(port: int, cache_file: Path) -> list:
+    """The first answer is stored right after its `done`: ask again until it is served from the cache."""
+    deadline = time.monotonic() + 10
+    again: list = []
+    while time.monotonic() < deadline:
+        with httpx.stream(
+            "POST", f"http://127.0.0.1:{port}/v1/query", json={"question": "How do I rotate an API key?"}, timeout=30
+        ) as response:
+            again = list(iter_frames(response))
+        if again[-1].data["cache"] == "hit":
+            break
+        time.sleep(0.1)
+    assert cache_file.exists()
+    return again
+
+
 def test_akb_local_serves_the_tenant_and_stops_on_ctrl_c(tmp_path):
     port, emulator_port = free_port(), free_port()
     child = subprocess.Popen(
@@ -101,21 +117,7 @@ def test_akb_local_serves_the_tenant_and_stops_on_ctrl_c(tmp_path):
         assert sent["userContext"] == {"userId": "frank"}  # acme: user_context caller
         # acme turns the result cache on: the same question again is a hit, with the same contract.
         assert "Result cache      on" in printed and frames[-1].data["cache"] == "miss"
-        deadline = time.monotonic() + 10
-        while not (tmp_path / "dev-acme.sqlite3").exists() and time.monotonic() < deadline:
-            time.sleep(0.05)
-        again: list = []
-        while time.monotonic() < deadline:
-            with httpx.stream(
-                "POST",
-                f"http://127.0.0.1:{port}/v1/query",
-                json={"question": "How do I rotate an API key?"},
-                timeout=30,
-            ) as response:
-                again = list(iter_frames(response))
-            if again[-1].data["cache"] == "hit":
-                break
-            time.sleep(0.1)  # the first answer is stored right after its `done`
+        again = _ask_until_hit(port, tmp_path / "dev-acme.sqlite3")
         assert again[0].data["step"] == "CacheHit" and again[-1].data["cache"] == "hit"
     finally:
         child.send_signal(signal.SIGINT)

@@ -76,29 +76,45 @@ async def hit_events(
             )
         )
     finally:
-        duration = _ms(started)
-        log.info(
-            lf.EVENT_DONE,
-            **{
-                lf.EVENT: lf.EVENT_DONE,
-                lf.STOP_REASON: stop_reason,
-                lf.ITERATIONS: 0,
-                lf.DURATION_MS: duration,
-                lf.TIME_TO_FIRST_EVENT_MS: first_event_ms,
-            },
-            mode=entry.mode,
-            cache="hit",
-            result_count=results,
-            estimated_cost_usd=0.0,
-        )
-        outcome = metrics.RequestOutcome(
-            correlation_id=cid,
-            duration_ms=duration,
-            stop_reason=stop_reason,
-            streamed=True,
-            time_to_first_event_ms=first_event_ms,
-            results=results,
-            estimated_cost_usd=0.0,
-        )
-        metrics.emit(tenant, outcome, write_metrics)
-        cache_metrics.emit(tenant, cid, decision, duration, write_metrics)
+        _finish(tenant, write_metrics, decision, log, cid, _ms(started), stop_reason, first_event_ms, results)
+
+
+def _finish(
+    tenant: str,
+    write_metrics: Callable[[str], None],
+    decision: Decision,
+    log: RequestLog,
+    cid: str,
+    duration: int,
+    stop_reason: str,
+    first_event_ms: int | None,
+    results: int,
+) -> None:
+    """The hit's `done` log record and its metrics (the request's own and the cache's)."""
+    assert decision.entry is not None
+    entry = decision.entry
+    log.info(
+        lf.EVENT_DONE,
+        **{
+            lf.EVENT: lf.EVENT_DONE,
+            lf.STOP_REASON: stop_reason,
+            lf.ITERATIONS: 0,
+            lf.DURATION_MS: duration,
+            lf.TIME_TO_FIRST_EVENT_MS: first_event_ms,
+        },
+        mode=entry.mode,
+        cache="hit",
+        result_count=results,
+        estimated_cost_usd=0.0,
+    )
+    outcome = metrics.RequestOutcome(
+        correlation_id=cid,
+        duration_ms=duration,
+        stop_reason=stop_reason,
+        streamed=True,
+        time_to_first_event_ms=first_event_ms,
+        results=results,
+        estimated_cost_usd=0.0,
+    )
+    metrics.emit(tenant, outcome, write_metrics)
+    cache_metrics.emit(tenant, cid, decision, duration, write_metrics)
