@@ -24,7 +24,12 @@ from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.endpoint_bundling import endpoint_code
 from cdk_constructs.endpoint_settings import tenant_settings
 from cdk_constructs.nag_checks import acknowledge, finding_text
-from cdk_constructs.resource_names import endpoint_function_name, invoke_policy_name
+from cdk_constructs.resource_names import (
+    WEB_ADAPTER_ACCOUNT,
+    WEB_ADAPTER_LAYER,
+    endpoint_function_name,
+    invoke_policy_name,
+)
 from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from cdk_constructs.stack_outputs import publish
 from lambdas.endpoint import metric_names
@@ -39,9 +44,6 @@ from schema import Project
 RUNTIME = lambda_.Runtime.PYTHON_3_14
 ARCHITECTURE = lambda_.Architecture.ARM_64
 HANDLER = "lambdas/run.sh"  # executed by the adapter's /opt/bootstrap; it execs uvicorn
-# The Lambda Web Adapter's publishing account (https://github.com/awslabs/aws-lambda-web-adapter).
-WEB_ADAPTER_ACCOUNT = "753240598075"
-WEB_ADAPTER_LAYER = "LambdaAdapterLayerArm64"
 ADAPTER_PORT = "8080"
 READINESS_PATH = "/healthz"
 # Lambda: "The total size of all environment variables doesn't exceed 4 KB."

@@ -10,8 +10,9 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from schema.alarm_config import TenantAlarms
+from schema.arn_types import IamPrincipalArn, IamRoleArn
 from schema.cache_config import Cache
-from schema.common import IAM_PRINCIPAL_PATTERN, NonBlank, StrictModel, unique
+from schema.common import NonBlank, StrictModel, unique
 from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
 
@@ -95,10 +96,44 @@ class Routing(StrictModel):
 
 
 class Invoker(StrictModel):
-    arn: Annotated[str, Field(pattern=IAM_PRINCIPAL_PATTERN.pattern)] = Field(
-        description="IAM role or user ARN allowed to call the endpoint."
-    )
+    arn: IamPrincipalArn = Field(description="IAM role or user ARN allowed to call the endpoint.")
     trusted: bool = Field(False, description="May pass an end user's id for document ACLs (user_context: trusted).")
+    user_id_from_session_name: bool = Field(
+        False,
+        description="Use this role's session name as the end user's id for document ACLs when it passes none "
+        "(user_context: caller or trusted). Set it only if the role's trust policy pins the session name, e.g. "
+        '`"StringEquals": {"sts:RoleSessionName": "${aws:username}"}`: otherwise whoever assumes the role names '
+        "any user (docs/security.md).",
+    )
+
+    @property
+    def is_role(self) -> bool:
+        return ":role/" in self.arn
+
+
+class KnowledgeBaseAccess(StrictModel):
+    """Who, besides the tenant's own roles, may read its knowledge bases.
+
+    Every knowledge base gets a resource policy (`AWS::Bedrock::KnowledgeBasePolicy`) that denies
+    bedrock:Retrieve and bedrock:GetDocumentContent to every principal except the tenant's reader
+    roles (the endpoint's) and the ARNs below, so a too-broad identity policy elsewhere in the
+    account still cannot read this tenant's knowledge.
+    https://docs.aws.amazon.com/bedrock/latest/userguide/kb-managed-cross-account.html
+    """
+
+    cross_account_readers: Annotated[
+        list[IamPrincipalArn], AfterValidator(lambda v: unique(v, "cross-account reader"))
+    ] = Field(
+        default_factory=list,
+        description="Roles or users in other accounts given an explicit Allow of bedrock:Retrieve and "
+        "bedrock:GetDocumentContent on every knowledge base of the tenant (their own account must also "
+        "grant it in an identity policy). Default: none.",
+    )
+    break_glass_roles: Annotated[list[IamRoleArn], AfterValidator(lambda v: unique(v, "break-glass role"))] = Field(
+        default_factory=list,
+        description="Roles of this account exempt from the Deny (e.g. console testing); they still need "
+        "an identity policy that allows the actions. Default: none.",
+    )
 
 
 _GUARDRAIL_UNSET = "<unset>"
@@ -132,7 +167,8 @@ class Tenant(StrictModel):
     invokers: list[Invoker] = Field(default_factory=list, description="Who may call the endpoint.")
     user_context: Literal["none", "caller", "trusted"] = Field(
         "none",
-        description="none: no document ACLs; caller: the caller's identity; trusted: a userId from a trusted invoker.",
+        description="none: no document ACLs; caller: the caller's IAM user name, or its session name for invokers "
+        "with user_id_from_session_name; trusted: also a userId from a trusted invoker. Other callers are refused.",
     )
     reserved_concurrency: int | None = Field(
         None, ge=1, le=1000, description="Reserved concurrency of the endpoint function; default none."
@@ -141,6 +177,10 @@ class Tenant(StrictModel):
         None, description="Overrides of the environment's alarm thresholds; unset fields use the environment's."
     )
     cache: Cache | None = Field(None, description="The result cache (docs/cache.md); off unless this block is set.")
+    knowledge_base_access: KnowledgeBaseAccess = Field(
+        default_factory=KnowledgeBaseAccess,
+        description="Extra readers of the knowledge bases' resource policy (cross-account, break-glass).",
+    )
 
     @model_validator(mode="after")
     def _invokers_consistent(self) -> Tenant:
@@ -157,6 +197,7 @@ class Tenant(StrictModel):
                 "an invoker is trusted: true but user_context is "
                 f"'{self.user_context}'; set user_context: trusted or remove trusted"
             )
+        self._check_session_name_invokers()
         return self
 
     @model_validator(mode="after")
@@ -174,6 +215,22 @@ class Tenant(StrictModel):
     @property
     def cache_on(self) -> bool:
         return self.cache is not None and self.cache.enabled
+
+    def _check_session_name_invokers(self) -> None:
+        """Session names are user ids only where the tenant says so, for roles, with ACLs in use."""
+        for index, invoker in enumerate(self.invokers):
+            field = f"invokers[{index}].user_id_from_session_name"
+            if invoker.user_id_from_session_name and self.user_context == "none":
+                raise ValueError(f"{field} is only used with user_context caller or trusted; remove it")
+            if invoker.user_id_from_session_name and not invoker.is_role:
+                raise ValueError(f"{field}: '{invoker.arn}' is not a role; only assumed roles have session names")
+        vouched = [i for i in self.invokers if i.user_id_from_session_name or not i.is_role]
+        if self.user_context == "caller" and not vouched:
+            raise ValueError(
+                "user_context: caller needs an invoker whose identity the endpoint can vouch for: an IAM user, "
+                "or a role with user_id_from_session_name: true whose trust policy pins sts:RoleSessionName "
+                "(docs/security.md); otherwise every request is refused (403 user_identity_unverified)"
+            )
 
     @property
     def has_guardrail(self) -> bool:

@@ -14,25 +14,40 @@ import click
 
 from client.options import config_option, env_option, load_or_exit
 
-# Why `caller` is only as strong as the invokers' trust policies (docs/security.md, "Identity for
-# document ACLs"): the user id is the session name, which whoever calls sts:AssumeRole chooses.
+# Why a session name is only a user id where the tenant vouches for it (docs/security.md, "Identity
+# for document ACLs"): whoever calls sts:AssumeRole chooses it unless the role's trust policy pins it.
 SESSION_NAME_NOTE = (
-    "the userId sent to Bedrock is the caller's role session name (or IAM user name). Whoever calls "
-    "sts:AssumeRole chooses the session name, so a caller can claim any end user's identity for document "
-    "ACLs unless each invoker role's trust policy pins it (condition sts:RoleSessionName, e.g. "
-    "${aws:username}: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html"
+    "the userId sent to Bedrock is the session name of the roles listed under session_name_roles. Whoever "
+    "calls sts:AssumeRole chooses the session name, so each of these roles' trust policies must pin it "
+    "(condition sts:RoleSessionName, e.g. ${aws:username}: "
+    "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html"
     "#ck_rolesessionname). The function URL request context carries no source identity, so "
     "sts:SourceIdentity alone does not help. See docs/security.md."
+)
+REFUSED_NOTE = (
+    "any other role caller without a vouched identity is refused (403 user_identity_unverified); IAM users "
+    "are identified by their user name"
+)
+
+
+# log_kms_key_arn names a key this project only imports: its key policy is the key owner's to edit.
+LOG_KEY_NOTE = (
+    "the endpoint log group is encrypted with this customer managed key. The stacks import the key and "
+    "cannot change its key policy: add this statement to it before deploying, or creating the log group "
+    "fails. Source: https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/encrypt-log-data-kms.html"
 )
 
 
 def user_context_review(tenant) -> dict:
-    """The tenant's user_context, with the session-name caveat wherever a caller's own name is used."""
+    """The tenant's user_context: whose session names become user ids (with the trust-policy caveat)."""
     review: dict = {"mode": tenant.user_context}
-    if tenant.user_context == "caller":
-        review["note"] = SESSION_NAME_NOTE
-    elif tenant.user_context == "trusted":
-        review["note"] = "callers that are not trusted fall back to their own name as in 'caller': " + SESSION_NAME_NOTE
+    if tenant.user_context == "none":
+        return review
+    session_roles = [invoker.arn for invoker in tenant.invokers if invoker.user_id_from_session_name]
+    if tenant.user_context == "trusted":
+        review["trusted_callers"] = [invoker.arn for invoker in tenant.invokers if invoker.trusted]
+    review["session_name_roles"] = session_roles
+    review["note"] = (SESSION_NAME_NOTE + " " if session_roles else "") + REFUSED_NOTE
     return review
 
 
@@ -64,12 +79,14 @@ def review(project, tenant_name: str) -> dict:
         return f"arn:{partition}:{service}:{region}:{account}:{resource}"
 
     function_arn = arn("lambda", f"function:{endpoint_function_name(project.env_name, tenant_name)}")
+    kb_arns = {kb.alias: arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases}
+    log_group_arn = arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}")
     role_policy = endpoint_role_policy(
         inputs_for(
             environment,
             tenant,
-            knowledge_base_arns=[arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases],
-            log_group_arn=arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}"),
+            knowledge_base_arns=list(kb_arns.values()),
+            log_group_arn=log_group_arn,
             guardrail_arn=arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None,
             cache_table_arn=arn("dynamodb", f"table/{cache_table_name(project.env_name, tenant_name)}")
             if tenant.cache is not None
@@ -97,6 +114,43 @@ def review(project, tenant_name: str) -> dict:
         "knowledge_base_roles": {
             kb.alias: _knowledge_base_role(kb, partition, region, account) for kb in tenant.knowledge_bases
         },
+        "knowledge_base_resource_policies": _knowledge_base_policies(
+            tenant, kb_arns, endpoint_role_arn=f"arn:{partition}:iam::{account}:role/<endpoint-role>"
+        ),
+        **_log_key_review(environment, log_group_arn),
+    }
+
+
+def _knowledge_base_policies(tenant, kb_arns: dict[str, str], endpoint_role_arn: str) -> dict:
+    """Each knowledge base's AWS::Bedrock::KnowledgeBasePolicy, as cdk_constructs/knowledge_base_policy.py builds it."""
+    from policies.knowledge_base_access import KnowledgeBaseAccessInputs, knowledge_base_access_policy
+
+    access = tenant.knowledge_base_access
+    return {
+        alias: knowledge_base_access_policy(
+            KnowledgeBaseAccessInputs(
+                knowledge_base_arn=kb_arn,
+                reader_role_arns=[endpoint_role_arn],
+                cross_account_readers=access.cross_account_readers,
+                break_glass_role_arns=access.break_glass_roles,
+            )
+        )
+        for alias, kb_arn in kb_arns.items()
+    }
+
+
+def _log_key_review(environment, log_group_arn: str) -> dict:
+    """With log_kms_key_arn: the statement its key policy must hold (the project cannot add it: the key is imported)."""
+    if not environment.log_kms_key_arn:
+        return {}
+    from policies.log_key import log_group_key_statement
+
+    return {
+        "log_group_key": {
+            "key_arn": environment.log_kms_key_arn,
+            "note": LOG_KEY_NOTE,
+            "key_policy_statement_to_add": log_group_key_statement(environment.region, log_group_arn),
+        }
     }
 
 
@@ -104,24 +158,18 @@ def _knowledge_base_role(kb, partition: str, region: str, account: str) -> dict:
     """The service role of one knowledge base (policies/knowledge_base_role.py), mapped from its config
     the way cdk_constructs/knowledge_base.py maps it; the tenant's generated bucket name is a placeholder."""
     from policies.knowledge_base_role import (
-        BucketRead,
         KnowledgeBaseRoleInputs,
         knowledge_base_role_policy,
         knowledge_base_trust_policy,
     )
-    from schema.knowledge import ConnectorSource, S3Source
 
-    documents = f"arn:{partition}:s3:::<documents-bucket>"
-    buckets: dict[str, list[str]] = {}
-    for source in kb.sources:
-        if isinstance(source, S3Source):
-            buckets.setdefault(source.bucket_arn or documents, []).append(source.prefix)
     inputs = KnowledgeBaseRoleInputs(
         partition=partition,
         region=region,
         account=account,
-        buckets=[BucketRead(arn, prefixes) for arn, prefixes in buckets.items()],
-        secret_arns=[s.secret_arn for s in kb.sources if isinstance(s, ConnectorSource) and s.secret_arn],
+        bucket_arns=kb.bucket_arns(f"arn:{partition}:s3:::<documents-bucket>"),
+        certificate_object_arns=kb.certificate_object_arns(partition),
+        secret_arns=kb.secret_arns(),
         kms_key_arns=[kb.kms_key_arn] if kb.kms_key_arn else [],
         embedding_model_arn=kb.embedding.model_arn,
     )

@@ -26,6 +26,7 @@ from local.emulator.faults import Faults
 from local.emulator.index import KnowledgeBaseIndex
 from local.emulator.ingestion import Ingestion
 from local.emulator.journal import Journal
+from local.emulator.pages import Pages
 from local.emulator.pump import End, pump
 from local.emulator.retrieve_api import run_retrieve
 from local.emulator.service_errors import ServiceError
@@ -56,6 +57,7 @@ class EmulatorState:
         self.faults = Faults(delay_ms)
         self.journal = Journal()
         self.ingestion = Ingestion(knowledge_bases, self.indexes)
+        self.pages = Pages()
         self.stopping = threading.Event()
 
     def knowledge_base_list(self) -> list[dict[str, Any]]:
@@ -265,7 +267,10 @@ class Handler(BaseHTTPRequestHandler):
     def _agentic(self) -> None:
         seq, body = self._accept()
         validate_agentic(body, self.state.indexes)
-        run = AgenticRun(body, self.state.indexes, self.state.faults.take_retrieval_failure)
+        inactive = self.state.faults.inactive_instruction_error(body)
+        if inactive:
+            raise inactive
+        run = AgenticRun(body, self.state.indexes, self.state.faults.take_retrieval_failure, self.state.pages)
         faults = self.state.faults.take_stream_faults()
         record = self.state.journal.open_stream(seq, tcp_nodelay=self.tcp_nodelay)
         # delay_first_ms: nothing on the wire yet; the pump then notices a client that gave up waiting.

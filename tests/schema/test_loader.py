@@ -82,7 +82,10 @@ TENANT_CASES = [
     (
         "managed-embedding-with-arn",
         lambda t: t["knowledge_bases"][0].update(
-            embedding={"type": "MANAGED", "model_arn": "arn:aws:bedrock:us-west-2::foundation-model/x"}
+            embedding={
+                "type": "MANAGED",
+                "model_arn": "arn:aws:bedrock:us-west-2::foundation-model/amazon.titan-embed-text-v2:0",
+            }
         ),
         "knowledge_bases[0].embedding",
         ["only used with embedding type CUSTOM"],
@@ -109,13 +112,31 @@ TENANT_CASES = [
         "invalid-invoker-arn",
         lambda t: t["invokers"][0].update(arn="acme-app"),
         "invokers[0].arn",
-        ["should match pattern"],
+        ["is not an IAM role or user ARN"],
     ),
     (
         "trusted-without-trusted-invoker",
         lambda t: t.update(user_context="trusted"),
         "",
         ["needs at least one invoker with trusted: true"],
+    ),
+    (
+        "session-name-flag-without-acls",
+        lambda t: t.update(user_context="none"),
+        "",
+        ["invokers[0].user_id_from_session_name is only used with user_context caller or trusted"],
+    ),
+    (
+        "session-name-flag-on-an-iam-user",
+        lambda t: t["invokers"][0].update(arn="arn:aws:iam::123456789012:user/acme-ops"),
+        "",
+        ["invokers[0].user_id_from_session_name", "is not a role"],
+    ),
+    (
+        "caller-mode-with-no-vouched-identity",
+        lambda t: t["invokers"][0].pop("user_id_from_session_name"),
+        "",
+        ["user_context: caller needs an invoker whose identity the endpoint can vouch for", "sts:RoleSessionName"],
     ),
     (
         "bad-iteration",
@@ -156,7 +177,7 @@ ENV_CASES = [
         "invalid-model-arn",
         lambda e: e["planner"].update(model_arn="nova-lite"),
         "planner.model_arn",
-        ["not a valid ARN"],
+        ["is not a Bedrock foundation model or inference profile ARN"],
     ),
     ("duplicate-tenant", lambda e: e.update(tenants=["acme", "acme"]), "tenants", ["duplicate tenant: acme"]),
     (
@@ -167,6 +188,12 @@ ENV_CASES = [
     ),
     ("bad-retention", lambda e: e.update(log_retention_days=31), "log_retention_days", ["allowed: 1, 3"]),
     ("bad-removal-policy", lambda e: e.update(removal_policy="delete"), "removal_policy", ["'retain' or 'destroy'"]),
+    (
+        "web-adapter-layer-that-appends-the-request-context",  # issue 14: layers 10-17 let callers forge it
+        lambda e: e["endpoint"].update(web_adapter_layer_version=17),
+        "endpoint.web_adapter_layer_version",
+        ["older than 18", "v0.7.2", "x-amzn-request-context", "forge"],
+    ),
     (
         "deadline-above-timeout",
         lambda e: e["endpoint"].update(deadline_seconds=400),

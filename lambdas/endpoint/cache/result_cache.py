@@ -74,6 +74,8 @@ class ResultCache:
             return Decision("off", f"mode {query.mode} is not cached for this tenant")
         if bypass:
             return Decision("bypass", "the request asked for cache: bypass")
+        if query.next_token is not None:  # a later page: its token is the service's, valid for one use
+            return Decision("bypass", "pages after the first are not cached")
         ids = {alias: self._kb_id(alias) for alias in query.knowledge_bases}
         strategy = keys.strategy_version(self.settings, query)
         lookup = keys.lookup_key(self.settings, query, user_id, strategy)

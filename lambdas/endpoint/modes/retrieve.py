@@ -17,7 +17,8 @@ Request shape (botocore's service model, bedrock-agent-runtime `Retrieve`): `kno
 vectorSearchConfiguration: {numberOfResults, filter}}`, optional `guardrailConfiguration` and
 `userContext`. The project deploys MANAGED knowledge bases, so the request uses
 `managedSearchConfiguration` ("managed search automatically determines the best search strategy");
-whether Bedrock also accepts `vectorSearchConfiguration` on a MANAGED knowledge base is UNVERIFIED.
+AWS's sample (utils/managed_knowledge_base.py) reports the service rejecting `vectorSearchConfiguration`
+on MANAGED knowledge bases (docs/facts-and-decisions.md, Ledger).
 """
 
 from __future__ import annotations
@@ -141,6 +142,7 @@ class RetrieveUpstream:
         self._request = request
         self._outcomes = outcomes
         self._started_at = translator.started_at
+        self._alias_of = translator.alias_of
         self.stats: RunStats = translator.stats
 
     def __iter__(self) -> Iterator[Event]:
@@ -151,7 +153,7 @@ class RetrieveUpstream:
             if self.stats.first_event_at is None:
                 self.stats.first_event_at = time.monotonic()
             if outcome.error is not None:
-                failure = classify(outcome.error)
+                failure = classify(outcome.error, self._alias_of)  # message without ARNs or account ids
                 yield TraceEvent(
                     step=RETRIEVAL_STEP,
                     status="FAILED",

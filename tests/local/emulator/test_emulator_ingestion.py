@@ -19,11 +19,14 @@ def agent(emulator):
     return emulator.client("bedrock-agent")
 
 
-def test_each_knowledge_base_has_one_data_source_ingested_once_at_start(agent):
+def test_each_knowledge_base_has_one_data_source_ingested_once_at_start(agent, emulator):
     (source,) = agent.list_data_sources(knowledgeBaseId=DOCS)["dataSourceSummaries"]
     assert (source["dataSourceId"], source["name"], source["status"]) == (DOCS_SOURCE, "docs", "AVAILABLE")
     jobs = agent.list_ingestion_jobs(knowledgeBaseId=DOCS, dataSourceId=DOCS_SOURCE)["ingestionJobSummaries"]
-    assert jobs and jobs[-1]["status"] == "COMPLETE" and jobs[-1]["statistics"]["numberOfDocumentsScanned"] == 20
+    listed = httpx.get(f"{emulator.url}/_emulator/knowledgebases").json()
+    documents = {kb["folder"]: kb["document_count"] for kb in listed}
+    assert jobs and jobs[-1]["status"] == "COMPLETE"
+    assert jobs[-1]["statistics"]["numberOfDocumentsScanned"] == documents["docs"]
 
 
 def test_a_started_job_runs_until_the_control_call_completes_it(agent, emulator):

@@ -74,6 +74,8 @@ def cached_service(emulator, store=None, *, cache=None, **settings_overrides):
     from tests.endpoint_server import emulator_client, tenant_settings
 
     settings_overrides.setdefault("user_context", "caller")
+    # Room for every result on one page: an answer with more pages (nextToken) is never stored.
+    settings_overrides.setdefault("max_results", 50)
     cache = cache or CacheSettings(acl_knowledge_bases=["docs", "tickets"])
     settings = tenant_settings(cache=cache, **settings_overrides)
     runtime = emulator_client(emulator.url)

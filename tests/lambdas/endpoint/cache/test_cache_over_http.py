@@ -223,3 +223,16 @@ def test_the_dynamodb_store_serves_hits_through_real_boto3_calls(emulator, cache
         assert ask(endpoint)[-1].data["cache"] == "hit"
     items = client.scan(TableName=table)["Items"]
     assert {item["pk"]["S"] for item in items} == {"acme"}  # every item under the tenant's partition
+
+
+def test_an_answer_with_more_pages_is_never_stored_and_a_later_page_bypasses(emulator):
+    """A page token is single-use and bound to the service's state: it cannot be replayed from a cache."""
+    settings, cache = cached_service(emulator, max_results=2)
+    with start_endpoint(emulator, settings, cache=cache) as endpoint:
+        first = ask(endpoint, "How do I rotate an API key, and what are the rate limits?")
+        token = first[-1].data.get("nextToken")
+        assert token and first[-1].data["cache"] == "miss"
+        time.sleep(0.2)
+        assert cache.store.stats("acme").counters["stored"] == 0
+        page = ask(endpoint, "How do I rotate an API key, and what are the rate limits?", nextToken=token)
+    assert page[-1].data["cache"] == "bypass"
