@@ -7,7 +7,6 @@ server access logs to a separate log bucket. https://docs.aws.amazon.com/AmazonS
 from __future__ import annotations
 
 from aws_cdk import Duration, RemovalPolicy
-from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
@@ -76,7 +75,3 @@ class DocumentBucket(Construct):
     @property
     def bucket_arn(self) -> str:
         return self.bucket.bucket_arn
-
-    def grant_upload(self, grantee: iam.IGrantable, prefix: str = "") -> iam.Grant:
-        """`s3:PutObject` under `prefix` (what `akb ingest` needs), nothing else."""
-        return self.bucket.grant_put(grantee, f"{prefix}*")

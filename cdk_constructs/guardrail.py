@@ -14,7 +14,6 @@ from typing import Any
 
 from aws_cdk import RemovalPolicy
 from aws_cdk import aws_bedrock as bedrock
-from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from cdk_constructs.resource_refs import GuardrailRef
@@ -206,14 +205,6 @@ class Guardrail(Construct):
     def ref(self) -> GuardrailRef:
         return GuardrailRef(
             guardrail_id=self.guardrail_id, guardrail_arn=self.guardrail_arn, guardrail_version=self.guardrail_version
-        )
-
-    def grant_apply(self, grantee: iam.IGrantable) -> iam.Grant:
-        """What a caller passing this guardrail to AgenticRetrieveStream needs (FACTS.md, IAM)."""
-        return iam.Grant.add_to_principal(
-            grantee=grantee,
-            actions=["bedrock:GetGuardrail", "bedrock:ApplyGuardrail"],
-            resource_arns=[self.guardrail_arn],
         )
 
 

@@ -6,11 +6,8 @@ is no StorageConfiguration. https://docs.aws.amazon.com/bedrock/latest/userguide
 
 from __future__ import annotations
 
-from typing import Literal
-
 import aws_cdk as cdk
 from aws_cdk import aws_bedrock as bedrock
-from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
@@ -21,19 +18,16 @@ from cdk_constructs.resource_names import bounded_name
 from cdk_constructs.resource_refs import KnowledgeBaseRef
 from policies.knowledge_base_role import (
     BEDROCK_SERVICE,
-    KNOWLEDGE_BASE_METRIC_NAMESPACE,
-    BucketRead,
     KnowledgeBaseRoleInputs,
+    inputs_for,
     knowledge_base_role_policy,
     trust_conditions,
 )
-from schema.knowledge import ConnectorSource, S3Source
 from schema.knowledge import KnowledgeBase as KnowledgeBaseConfig
+from schema.knowledge import S3Source, Source
 
 # AWS::Bedrock::KnowledgeBase Description: 1-200 characters.
 MAX_DESCRIPTION = 200
-# The only operation whose knowledge-base metrics carry a KnowledgeBaseId dimension (FACTS.md).
-Operation = Literal["Retrieve"]
 
 
 class KnowledgeBase(Construct):
@@ -61,35 +55,52 @@ class KnowledgeBase(Construct):
         super().__init__(scope, construct_id)
         self.config = config
         self.alias = config.alias
+        self._check_documents(documents)
         stack = cdk.Stack.of(self)
-        buckets = self._bucket_reads(documents)
-
-        # Bedrock assumes the role only for this account's knowledge bases (confused-deputy guard).
-        self.role = iam.Role(
-            self,
-            "Role",
-            assumed_by=iam.PrincipalWithConditions(
-                iam.ServicePrincipal(BEDROCK_SERVICE), trust_conditions(stack.partition, stack.region, stack.account)
-            ),
-            description=f"Knowledge base {name}: reads its own sources only",
-        )
-        role_inputs = KnowledgeBaseRoleInputs(
+        role_inputs = inputs_for(
+            config,
             partition=stack.partition,
             region=stack.region,
             account=stack.account,
-            buckets=[BucketRead(arn, prefixes) for arn, prefixes in buckets.items()],
-            secret_arns=[s.secret_arn for s in config.sources if isinstance(s, ConnectorSource) and s.secret_arn],
-            kms_key_arns=[config.kms_key_arn] if config.kms_key_arn else [],
-            embedding_model_arn=config.embedding.model_arn,
+            documents_bucket_arn=documents.bucket_arn if documents else None,
         )
-        self.role_policy = iam.Policy(
+        self.role, self.role_policy = self._build_role(name, role_inputs)
+        self.resource = self._build_resource(name, removal_policy)
+        self.data_sources = self._build_data_sources(name, documents, removal_policy)
+
+    def _check_documents(self, documents: DocumentBucket | None) -> None:
+        """An `s3` source without `bucket_arn` reads the tenant's document bucket, which must be given."""
+        if documents is not None:
+            return
+        for index, source in enumerate(self.config.sources):
+            if isinstance(source, S3Source) and source.bucket_arn is None:
+                raise ValueError(
+                    f"{self.node.path}: sources[{index}] reads the tenant's document bucket but none was "
+                    "given; pass documents=DocumentBucket(...) or set bucket_arn on the source"
+                )
+
+    def _build_role(self, name: str, inputs: KnowledgeBaseRoleInputs) -> tuple[iam.Role, iam.Policy]:
+        """The service role (policies/knowledge_base_role.py) and its policy, wildcards acknowledged."""
+        # Bedrock assumes the role only for this account's knowledge bases (confused-deputy guard).
+        role = iam.Role(
+            self,
+            "Role",
+            assumed_by=iam.PrincipalWithConditions(
+                iam.ServicePrincipal(BEDROCK_SERVICE), trust_conditions(inputs.partition, inputs.region, inputs.account)
+            ),
+            description=f"Knowledge base {name}: reads its own sources only",
+        )
+        policy = iam.Policy(
             self,
             "RolePolicy",
-            roles=[self.role],
-            document=iam.PolicyDocument.from_json(knowledge_base_role_policy(role_inputs)),
+            roles=[role],
+            document=iam.PolicyDocument.from_json(knowledge_base_role_policy(inputs)),
         )
-        self._acknowledge_wildcards(role_inputs)
+        self._acknowledge_wildcards(policy, inputs)
+        return role, policy
 
+    def _build_resource(self, name: str, removal_policy: cdk.RemovalPolicy) -> bedrock.CfnKnowledgeBase:
+        config = self.config
         managed = bedrock.CfnKnowledgeBase.ManagedKnowledgeBaseConfigurationProperty(
             embedding_model_type=config.embedding.type,
             embedding_model_arn=config.embedding.model_arn,
@@ -101,7 +112,7 @@ class KnowledgeBase(Construct):
                 else None
             ),
         )
-        self.resource = bedrock.CfnKnowledgeBase(
+        resource = bedrock.CfnKnowledgeBase(
             self,
             "Resource",
             name=name,
@@ -112,10 +123,17 @@ class KnowledgeBase(Construct):
             ),
         )
         # Creation fails if the role cannot yet read the sources: the policy must exist first.
-        self.resource.add_resource_dependency(self.role_policy.node.default_child)
-        self.resource.apply_removal_policy(removal_policy)
+        policy_resource = self.role_policy.node.default_child
+        if not isinstance(policy_resource, cdk.CfnResource):
+            raise TypeError(f"{self.node.path}: the role policy has no CloudFormation resource to depend on")
+        resource.add_resource_dependency(policy_resource)
+        resource.apply_removal_policy(removal_policy)
+        return resource
 
-        self.data_sources: list[DataSource] = [
+    def _build_data_sources(
+        self, name: str, documents: DocumentBucket | None, removal_policy: cdk.RemovalPolicy
+    ) -> list[DataSource]:
+        return [
             DataSource(
                 self,
                 f"Source{index}",
@@ -123,29 +141,15 @@ class KnowledgeBase(Construct):
                 name=bounded_name(f"{name}-{index}", 100),
                 source=source,
                 bucket_name=_bucket_name(source, documents),
-                account=stack.account,
+                account=cdk.Stack.of(self).account,
                 removal_policy=removal_policy,
             )
-            for index, source in enumerate(config.sources)
+            for index, source in enumerate(self.config.sources)
         ]
 
-    def _bucket_reads(self, documents: DocumentBucket | None) -> dict[str, list[str]]:
-        reads: dict[str, list[str]] = {}
-        for index, source in enumerate(self.config.sources):
-            if not isinstance(source, S3Source):
-                continue
-            if source.bucket_arn is None and documents is None:
-                raise ValueError(
-                    f"{self.node.path}: sources[{index}] reads the tenant's document bucket but none was "
-                    "given; pass documents=DocumentBucket(...) or set bucket_arn on the source"
-                )
-            arn = source.bucket_arn or documents.bucket_arn
-            reads.setdefault(arn, []).append(source.prefix)
-        return reads
-
-    def _acknowledge_wildcards(self, inputs: KnowledgeBaseRoleInputs) -> None:
+    def _acknowledge_wildcards(self, policy: iam.Policy, inputs: KnowledgeBaseRoleInputs) -> None:
         acknowledge(
-            self.role_policy,
+            policy,
             "IAM5",
             "cloudwatch:PutMetricData has no resource-level permissions "
             "(https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudwatch.html); "
@@ -156,7 +160,7 @@ class KnowledgeBase(Construct):
         for read in inputs.buckets:
             for prefix in read.prefixes:
                 acknowledge(
-                    self.role_policy,
+                    policy,
                     "IAM5",
                     "the knowledge base reads every document under its source's key prefix, whose "
                     "names are not known at deploy time; the knowledge base service role is granted "
@@ -184,50 +188,13 @@ class KnowledgeBase(Construct):
             knowledge_base_arn=self.knowledge_base_arn,
         )
 
-    # --- grants ------------------------------------------------------------------------------
 
-    def grant_retrieve(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Retrieve from this knowledge base, and read whole documents (FullDocumentExpansion)."""
-        return iam.Grant.add_to_principal(
-            grantee=grantee,
-            actions=["bedrock:Retrieve", "bedrock:GetDocumentContent"],
-            resource_arns=[self.knowledge_base_arn],
-        )
-
-    # --- metrics -----------------------------------------------------------------------------
-
-    def metric(self, metric_name: str, *, operation: Operation = "Retrieve", **props) -> cloudwatch.Metric:
-        """A metric of this knowledge base in `AWS/Bedrock/KnowledgeBases`.
-
-        Only Retrieve metrics carry the KnowledgeBaseId dimension; AgenticRetrieveStream metrics
-        are per account and region (docs.aws.amazon.com/bedrock/latest/userguide/kb-managed-observability.html).
-        """
-        props.setdefault("statistic", "Sum")
-        return cloudwatch.Metric(
-            namespace=KNOWLEDGE_BASE_METRIC_NAMESPACE,
-            metric_name=metric_name,
-            dimensions_map={"Operation": operation, "KnowledgeBaseId": f"knowledge-base/{self.knowledge_base_id}"},
-            **props,
-        )
-
-    def metric_invocations(self, **props) -> cloudwatch.Metric:
-        return self.metric("Invocations", **props)
-
-    def metric_client_errors(self, **props) -> cloudwatch.Metric:
-        return self.metric("ClientErrors", **props)
-
-    def metric_server_errors(self, **props) -> cloudwatch.Metric:
-        return self.metric("ServerErrors", **props)
-
-    def metric_throttles(self, **props) -> cloudwatch.Metric:
-        """429s; not counted as errors by the service."""
-        return self.metric("Throttles", **props)
-
-
-def _bucket_name(source, documents: DocumentBucket | None) -> str | None:
+def _bucket_name(source: Source, documents: DocumentBucket | None) -> str | None:
     if not isinstance(source, S3Source):
         return None
-    return source.bucket_arn.split(":::", 1)[1] if source.bucket_arn else documents.bucket_name
+    if source.bucket_arn:
+        return source.bucket_arn.split(":::", 1)[1]
+    return documents.bucket_name if documents else None
 
 
 def _truncate(text: str, limit: int) -> str:

@@ -14,7 +14,6 @@ import re
 from collections.abc import Mapping, Sequence
 
 import aws_cdk as cdk
-from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -26,7 +25,6 @@ from cdk_constructs.nag_checks import acknowledge, finding_text
 from cdk_constructs.resource_names import endpoint_function_name, invoke_policy_name
 from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from cdk_constructs.stack_outputs import publish
-from lambdas.endpoint import metric_names
 from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
 from lambdas.endpoint.settings import TenantSettings
 from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
@@ -224,31 +222,6 @@ class StreamingEndpoint(Construct):
                 else None,
                 invoked_via_function_url=permission.invoked_via_function_url,
             )
-
-    def grant_invoke(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Lets `grantee` call the URL: InvokeFunctionUrl (AWS_IAM) and InvokeFunction via the URL."""
-        return self.function.grant_invoke_url(grantee)
-
-    def metric_throttles(self, **props) -> cloudwatch.Metric:
-        return self.function.metric_throttles(**props)
-
-    def metric_errors(self, **props) -> cloudwatch.Metric:
-        return self.function.metric_errors(**props)
-
-    def metric_invocations(self, **props) -> cloudwatch.Metric:
-        return self.function.metric_invocations(**props)
-
-    def metric_duration(self, **props) -> cloudwatch.Metric:
-        return self.function.metric_duration(**props)
-
-    def metric(self, metric_name: str, **props) -> cloudwatch.Metric:
-        """One of the service's own metrics (lambdas/endpoint/metric_names.py) for this tenant."""
-        return cloudwatch.Metric(
-            namespace=metric_names.NAMESPACE,
-            metric_name=metric_name,
-            dimensions_map={metric_names.TENANT_DIMENSION: self.tenant_name},
-            **props,
-        )
 
 
 def web_adapter_layer_arn(stack: cdk.Stack, version: int) -> str:

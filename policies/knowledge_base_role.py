@@ -8,11 +8,16 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lambdas.endpoint import metric_names
+from policies.document import PolicyDocument, Statement, allow, document
+from schema.knowledge import ConnectorSource, S3Source
+
+if TYPE_CHECKING:
+    from schema.knowledge import KnowledgeBase
 
 BEDROCK_SERVICE = "bedrock.amazonaws.com"
-# Knowledge bases publish their metrics under this namespace and no other (FACTS.md, CloudWatch).
-KNOWLEDGE_BASE_METRIC_NAMESPACE = "AWS/Bedrock/KnowledgeBases"
-VERSION = "2012-10-17"
 
 
 @dataclass(frozen=True)
@@ -34,12 +39,36 @@ class KnowledgeBaseRoleInputs:
     embedding_model_arn: str | None = None
 
 
+def inputs_for(
+    config: KnowledgeBase, *, partition: str, region: str, account: str, documents_bucket_arn: str | None
+) -> KnowledgeBaseRoleInputs:
+    """The inputs from one `knowledge_bases[]` entry; `documents_bucket_arn` is the tenant's document
+    bucket, read by `s3` sources without `bucket_arn` (the construct and `akb policy` both call this)."""
+    buckets: dict[str, list[str]] = {}
+    for index, source in enumerate(config.sources):
+        if not isinstance(source, S3Source):
+            continue
+        arn = source.bucket_arn or documents_bucket_arn
+        if arn is None:
+            raise ValueError(f"sources[{index}] reads the tenant's document bucket but none was given")
+        buckets.setdefault(arn, []).append(source.prefix)
+    return KnowledgeBaseRoleInputs(
+        partition=partition,
+        region=region,
+        account=account,
+        buckets=tuple(BucketRead(arn, tuple(prefixes)) for arn, prefixes in buckets.items()),
+        secret_arns=tuple(s.secret_arn for s in config.sources if isinstance(s, ConnectorSource) and s.secret_arn),
+        kms_key_arns=(config.kms_key_arn,) if config.kms_key_arn else (),
+        embedding_model_arn=config.embedding.model_arn,
+    )
+
+
 def knowledge_base_source_arn(partition: str, region: str, account: str) -> str:
     """Every knowledge base of this account and region: the trust policy's `aws:SourceArn`."""
     return f"arn:{partition}:bedrock:{region}:{account}:knowledge-base/*"
 
 
-def trust_conditions(partition: str, region: str, account: str) -> dict:
+def trust_conditions(partition: str, region: str, account: str) -> dict[str, Any]:
     """Confused-deputy guard: Bedrock may assume the role only on behalf of this account's KBs."""
     return {
         "StringEquals": {"aws:SourceAccount": account},
@@ -47,10 +76,9 @@ def trust_conditions(partition: str, region: str, account: str) -> dict:
     }
 
 
-def knowledge_base_trust_policy(partition: str, region: str, account: str) -> dict:
-    return {
-        "Version": VERSION,
-        "Statement": [
+def knowledge_base_trust_policy(partition: str, region: str, account: str) -> PolicyDocument:
+    return document(
+        [
             {
                 "Sid": "BedrockAssumesRoleForThisAccountsKnowledgeBases",
                 "Effect": "Allow",
@@ -58,8 +86,8 @@ def knowledge_base_trust_policy(partition: str, region: str, account: str) -> di
                 "Action": "sts:AssumeRole",
                 "Condition": trust_conditions(partition, region, account),
             }
-        ],
-    }
+        ]
+    )
 
 
 def _object_arns(read: BucketRead) -> list[str]:
@@ -67,71 +95,53 @@ def _object_arns(read: BucketRead) -> list[str]:
     return [f"{read.bucket_arn}/{prefix}*" for prefix in read.prefixes]
 
 
-def knowledge_base_role_policy(inputs: KnowledgeBaseRoleInputs) -> dict:
+def knowledge_base_role_policy(inputs: KnowledgeBaseRoleInputs) -> PolicyDocument:
     """The role's permissions: only what its own sources, keys and embedding model need."""
-    statements: list[dict] = []
-    if inputs.buckets:
-        statements.append(
-            {
-                "Sid": "ListDocumentBuckets",
-                "Effect": "Allow",
-                "Action": "s3:ListBucket",
-                # Listing is not narrowed by s3:prefix: how the connector lists (by prefix or whole
-                # bucket) is not documented, and a too-narrow condition silently ingests nothing.
-                "Resource": _unique(read.bucket_arn for read in inputs.buckets),
-                "Condition": {"StringEquals": {"aws:ResourceAccount": inputs.account}},
-            }
-        )
-        statements.append(
-            {
-                "Sid": "ReadDocumentsUnderSourcePrefixes",
-                "Effect": "Allow",
-                "Action": "s3:GetObject",
-                "Resource": _unique(arn for read in inputs.buckets for arn in _object_arns(read)),
-                "Condition": {"StringEquals": {"aws:ResourceAccount": inputs.account}},
-            }
-        )
-    statements.append(
-        {
-            "Sid": "PublishKnowledgeBaseMetrics",
-            "Effect": "Allow",
-            "Action": "cloudwatch:PutMetricData",
+    return document(
+        [
+            *_bucket_statements(inputs),
             # PutMetricData has no resource-level permissions; the namespace condition scopes it.
-            "Resource": "*",
-            "Condition": {"StringEquals": {"cloudwatch:namespace": KNOWLEDGE_BASE_METRIC_NAMESPACE}},
-        }
+            allow(
+                "PublishKnowledgeBaseMetrics",
+                ["cloudwatch:PutMetricData"],
+                "*",
+                condition={"StringEquals": {"cloudwatch:namespace": metric_names.BEDROCK_KB_NAMESPACE}},
+            ),
+            *_optional_statements(inputs),
+        ]
     )
+
+
+def _bucket_statements(inputs: KnowledgeBaseRoleInputs) -> list[Statement]:
+    if not inputs.buckets:
+        return []
+    same_account = {"StringEquals": {"aws:ResourceAccount": inputs.account}}
+    return [
+        # Listing is not narrowed by s3:prefix: how the connector lists (by prefix or whole
+        # bucket) is not documented, and a too-narrow condition silently ingests nothing.
+        allow(
+            "ListDocumentBuckets",
+            ["s3:ListBucket"],
+            [read.bucket_arn for read in inputs.buckets],
+            condition=same_account,
+        ),
+        allow(
+            "ReadDocumentsUnderSourcePrefixes",
+            ["s3:GetObject"],
+            [arn for read in inputs.buckets for arn in _object_arns(read)],
+            condition=same_account,
+        ),
+    ]
+
+
+def _optional_statements(inputs: KnowledgeBaseRoleInputs) -> list[Statement]:
+    statements: list[Statement] = []
     if inputs.secret_arns:
-        statements.append(
-            {
-                "Sid": "ReadConnectorCredentials",
-                "Effect": "Allow",
-                "Action": "secretsmanager:GetSecretValue",
-                "Resource": _unique(inputs.secret_arns),
-            }
-        )
+        statements.append(allow("ReadConnectorCredentials", ["secretsmanager:GetSecretValue"], inputs.secret_arns))
     if inputs.kms_key_arns:
-        statements.append(
-            {
-                "Sid": "UseConfiguredKmsKeys",
-                "Effect": "Allow",
-                # Decrypt reads data under the key; GenerateDataKey encrypts the KB's transient data
-                # (docs.aws.amazon.com/bedrock/latest/userguide/encryption-kb.html).
-                "Action": ["kms:Decrypt", "kms:GenerateDataKey"],
-                "Resource": _unique(inputs.kms_key_arns),
-            }
-        )
+        # Decrypt reads data under the key; GenerateDataKey encrypts the KB's transient data
+        # (docs.aws.amazon.com/bedrock/latest/userguide/encryption-kb.html).
+        statements.append(allow("UseConfiguredKmsKeys", ["kms:Decrypt", "kms:GenerateDataKey"], inputs.kms_key_arns))
     if inputs.embedding_model_arn:
-        statements.append(
-            {
-                "Sid": "InvokeCustomEmbeddingModel",
-                "Effect": "Allow",
-                "Action": "bedrock:InvokeModel",
-                "Resource": inputs.embedding_model_arn,
-            }
-        )
-    return {"Version": VERSION, "Statement": statements}
-
-
-def _unique(values) -> list[str]:
-    return list(dict.fromkeys(values))
+        statements.append(allow("InvokeCustomEmbeddingModel", ["bedrock:InvokeModel"], inputs.embedding_model_arn))
+    return statements

@@ -92,30 +92,12 @@ def review(project, tenant_name: str) -> dict:
 
 
 def _knowledge_base_role(kb, partition: str, region: str, account: str) -> dict:
-    """The service role of one knowledge base (policies/knowledge_base_role.py), mapped from its config
-    the way cdk_constructs/knowledge_base.py maps it; the tenant's generated bucket name is a placeholder."""
-    from policies.knowledge_base_role import (
-        BucketRead,
-        KnowledgeBaseRoleInputs,
-        knowledge_base_role_policy,
-        knowledge_base_trust_policy,
-    )
-    from schema.knowledge import ConnectorSource, S3Source
+    """The service role of one knowledge base, from the same builder the construct calls
+    (policies/knowledge_base_role.py); the tenant's generated bucket name is a placeholder."""
+    from policies.knowledge_base_role import inputs_for, knowledge_base_role_policy, knowledge_base_trust_policy
 
     documents = f"arn:{partition}:s3:::<documents-bucket>"
-    buckets: dict[str, list[str]] = {}
-    for source in kb.sources:
-        if isinstance(source, S3Source):
-            buckets.setdefault(source.bucket_arn or documents, []).append(source.prefix)
-    inputs = KnowledgeBaseRoleInputs(
-        partition=partition,
-        region=region,
-        account=account,
-        buckets=[BucketRead(arn, prefixes) for arn, prefixes in buckets.items()],
-        secret_arns=[s.secret_arn for s in kb.sources if isinstance(s, ConnectorSource) and s.secret_arn],
-        kms_key_arns=[kb.kms_key_arn] if kb.kms_key_arn else [],
-        embedding_model_arn=kb.embedding.model_arn,
-    )
+    inputs = inputs_for(kb, partition=partition, region=region, account=account, documents_bucket_arn=documents)
     return {
         "trust": knowledge_base_trust_policy(partition, region, account),
         "policy": knowledge_base_role_policy(inputs),
