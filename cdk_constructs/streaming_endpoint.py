@@ -82,11 +82,7 @@ class StreamingEndpoint(Construct):
         super().__init__(scope, construct_id)
         if not knowledge_bases:
             raise ValueError(f"{self.node.path}: pass at least one knowledge base (the tenant's)")
-        stack = cdk.Stack.of(self)
-        environment = project.environment
-        tenant = project.tenants[tenant_name]
         self.tenant_name = tenant_name
-
         self.settings = tenant_settings(
             project,
             tenant_name,
@@ -94,6 +90,22 @@ class StreamingEndpoint(Construct):
             guardrail=guardrail,
             retrieval_instruction=retrieval_instruction,
         )
+        environment_variables = self._environment_variables(
+            token_lengths(knowledge_bases, guardrail, retrieval_instruction)
+        )
+        self.role = self._build_role(project, knowledge_bases, log_group, guardrail)
+        self.function = self._build_function(project, log_group, environment_variables)
+        # AWS_IAM, always: there is no setting for NONE (a public URL) anywhere in this project.
+        self.function_url = self.function.add_function_url(
+            auth_type=lambda_.FunctionUrlAuthType.AWS_IAM, invoke_mode=lambda_.InvokeMode.RESPONSE_STREAM
+        )
+        for invoker in project.tenants[tenant_name].invokers:
+            self._permit(invoker.arn)
+        self.invoke_policy = self._build_invoke_policy(project)
+        self._build_outputs(project)
+
+    def _environment_variables(self, lengths: Mapping[str, int]) -> dict[str, str]:
+        """The adapter's settings and the tenant's, checked against Lambda's 4 KB at their worst case."""
         environment_variables = {
             # The adapter starts run.sh and proxies invocations to it; response_stream is the only mode
             # that streams (any other value silently buffers the whole answer).
@@ -104,110 +116,98 @@ class StreamingEndpoint(Construct):
             # Tokens inside the JSON (knowledge base ids, guardrail version) become an Fn::Join.
             SETTINGS_ENV_VAR: self.settings.to_json(),
         }
-        check_environment_size(
-            environment_variables,
-            token_lengths(knowledge_bases, guardrail, retrieval_instruction),
-            where=f"{self.node.path} (tenant {tenant_name})",
-        )
+        check_environment_size(environment_variables, lengths, where=f"{self.node.path} (tenant {self.tenant_name})")
+        return environment_variables
 
-        log_group_arn = stack.format_arn(
+    def _build_role(
+        self,
+        project: Project,
+        knowledge_bases: Sequence[KnowledgeBaseRef],
+        log_group: logs.ILogGroup,
+        guardrail: GuardrailRef | None,
+    ) -> iam.Role:
+        """Our own role with only our document (policies/endpoint_role.py): no AWSLambdaBasicExecutionRole,
+        no CDK-added grants."""
+        log_group_arn = cdk.Stack.of(self).format_arn(
             service="logs",
             resource="log-group",
             resource_name=log_group.log_group_name,
             arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
         )
-        # Our own role with only our document: no AWSLambdaBasicExecutionRole, no CDK-added grants.
         role_policy = endpoint_role_policy(
             inputs_for(
-                environment,
-                tenant,
+                project.environment,
+                project.tenants[self.tenant_name],
                 knowledge_base_arns=[kb.knowledge_base_arn for kb in knowledge_bases],
                 log_group_arn=log_group_arn,
                 guardrail_arn=guardrail.guardrail_arn if guardrail else None,
             )
         )
-        self.role = iam.Role(
+        role = iam.Role(
             self,
             "Role",
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-            description=f"Endpoint of tenant {tenant_name} ({project.env_name}): its own knowledge bases only",
+            description=f"Endpoint of tenant {self.tenant_name} ({project.env_name}): its own knowledge bases only",
             inline_policies={"endpoint": iam.PolicyDocument.from_json(role_policy)},
         )
-        _acknowledge_role_wildcards(self.role, role_policy)
+        _acknowledge_role_wildcards(role, role_policy)
+        return role
 
-        function_name = endpoint_function_name(project.env_name, tenant_name)
+    def _build_function(
+        self, project: Project, log_group: logs.ILogGroup, environment_variables: Mapping[str, str]
+    ) -> lambda_.Function:
+        function_name = endpoint_function_name(project.env_name, self.tenant_name)
         if len(function_name) > FUNCTION_NAME_LIMIT:
             raise ValueError(
                 f"{self.node.path}: function name '{function_name}' has {len(function_name)} characters; "
                 f"Lambda allows {FUNCTION_NAME_LIMIT}: shorten the environment or tenant name"
             )
-        settings = environment.endpoint
-        self.function = lambda_.Function(
+        settings = project.environment.endpoint
+        adapter_arn = web_adapter_layer_arn(cdk.Stack.of(self), settings.web_adapter_layer_version)
+        # A synchronous streaming request has no asynchronous retry to catch: a DLQ would stay empty.
+        # Tracing is off: the request trace is in the logs (every planner step), X-Ray would add `*`.
+        return lambda_.Function(
             self,
             "Function",
             function_name=function_name,
-            description=f"Agentic retrieval endpoint, tenant {tenant_name} ({project.env_name})",
+            description=f"Agentic retrieval endpoint, tenant {self.tenant_name} ({project.env_name})",
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler=HANDLER,
             code=endpoint_code(RUNTIME),
             memory_size=settings.memory_mb,
             timeout=cdk.Duration.seconds(settings.timeout_seconds),
-            reserved_concurrent_executions=tenant.reserved_concurrency,
+            reserved_concurrent_executions=project.tenants[self.tenant_name].reserved_concurrency,
             role=self.role,
             log_group=log_group,
-            layers=[
-                lambda_.LayerVersion.from_layer_version_arn(
-                    self, "WebAdapter", web_adapter_layer_arn(stack, settings.web_adapter_layer_version)
-                )
-            ],
-            environment=environment_variables,
+            layers=[lambda_.LayerVersion.from_layer_version_arn(self, "WebAdapter", adapter_arn)],
+            environment=dict(environment_variables),
             # No VPC: function URLs of functions in a VPC do not stream (FACTS.md). The endpoint
             # reaches only Bedrock, CloudWatch and its log group, all over AWS's public endpoints.
         )
-        # A synchronous streaming request has no asynchronous retry to catch: a DLQ would stay empty.
-        # Tracing is off: the request trace is in the logs (every planner step), X-Ray would add `*`.
 
-        # AWS_IAM, always: there is no setting for NONE (a public URL) anywhere in this project.
-        self.function_url = self.function.add_function_url(
-            auth_type=lambda_.FunctionUrlAuthType.AWS_IAM, invoke_mode=lambda_.InvokeMode.RESPONSE_STREAM
-        )
-        for invoker in tenant.invokers:
-            self._permit(invoker.arn)
-
-        # Same-account roles attach this instead of copying statements (policies/invoker.py).
-        self.invoke_policy = iam.ManagedPolicy(
+    def _build_invoke_policy(self, project: Project) -> iam.ManagedPolicy:
+        """Same-account roles attach this instead of copying statements (policies/invoker.py)."""
+        return iam.ManagedPolicy(
             self,
             "InvokePolicy",
-            managed_policy_name=invoke_policy_name(project.env_name, tenant_name),
-            description=f"Call the agentic retrieval endpoint of tenant {tenant_name} ({project.env_name})",
+            managed_policy_name=invoke_policy_name(project.env_name, self.tenant_name),
+            description=f"Call the agentic retrieval endpoint of tenant {self.tenant_name} ({project.env_name})",
             document=iam.PolicyDocument.from_json(invoker_policy(self.function.function_arn)),
         )
 
-        publish(
-            stack,
-            project.env_name,
-            tenant_name,
-            "endpoint/url",
-            self.function_url.url,
-            "Streaming endpoint URL (IAM-signed requests only)",
-        )
-        publish(
-            stack,
-            project.env_name,
-            tenant_name,
-            "endpoint/function-name",
-            self.function.function_name,
-            "Endpoint function name (logs, metrics)",
-        )
-        publish(
-            stack,
-            project.env_name,
-            tenant_name,
-            "endpoint/invoke-policy-arn",
-            self.invoke_policy.managed_policy_arn,
-            "Managed policy a calling role attaches",
-        )
+    def _build_outputs(self, project: Project) -> None:
+        stack = cdk.Stack.of(self)
+        for path, value, description in (
+            ("endpoint/url", self.function_url.url, "Streaming endpoint URL (IAM-signed requests only)"),
+            ("endpoint/function-name", self.function.function_name, "Endpoint function name (logs, metrics)"),
+            (
+                "endpoint/invoke-policy-arn",
+                self.invoke_policy.managed_policy_arn,
+                "Managed policy a calling role attaches",
+            ),
+        ):
+            publish(stack, project.env_name, self.tenant_name, path, value, description)
 
     def _permit(self, principal_arn: str) -> None:
         """Both resource-based permissions a caller (any account) needs for an AWS_IAM URL since 2025-10."""

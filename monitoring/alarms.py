@@ -85,6 +85,67 @@ def _create(
     )
 
 
+def endpoint_alarm_specs(function: lambda_.IFunction, tenant: str, thresholds: TenantThresholds) -> list[AlarmSpec]:
+    """A tenant's alarms: its endpoint's own metrics and its function's errors and throttles."""
+    period = Duration.minutes(thresholds.period_minutes)
+    metrics = EndpointMetrics(tenant, period=period)
+    t = thresholds
+    return [
+        AlarmSpec(
+            "iterations",
+            metrics.metric_iterations("Average"),
+            t.iterations_average,
+            GTE,
+            f"Iteration blow-up: requests average {t.iterations_average:g}+ planner iterations, the "
+            "budget expected for this tenant (cost grows with every iteration).",
+            IDLE_IS_FINE,
+        ),
+        AlarmSpec(
+            "error-rate",
+            metrics.metric_error_rate(period=period),
+            t.error_rate_percent,
+            GT,
+            f"More than {t.error_rate_percent:g}% of requests ended with an error.",
+            IDLE_IS_FINE,
+        ),
+        AlarmSpec(
+            "time-to-first-event-p95",
+            metrics.metric_time_to_first_event("p95"),
+            t.time_to_first_event_p95_ms,
+            GT,
+            f"p95 time to first event is above {t.time_to_first_event_p95_ms} ms: callers wait before "
+            "anything streams.",
+            IDLE_IS_FINE,
+        ),
+        AlarmSpec(
+            "deadline-stops",
+            metrics.metric_deadline_stops(),
+            t.deadline_stops,
+            GT,
+            f"More than {t.deadline_stops} requests per period were cut off at the request deadline.",
+            ABSENT_MEANS_ZERO,
+        ),
+        AlarmSpec(
+            "function-errors",
+            function.metric_errors(period=period, statistic="Sum"),
+            t.function_errors,
+            GT,
+            f"The endpoint function failed (crash, timeout, out of memory) more than {t.function_errors} "
+            "times per period.",
+            IDLE_IS_FINE,
+        ),
+        AlarmSpec(
+            "function-throttles",
+            function.metric_throttles(period=period, statistic="Sum"),
+            t.function_throttles,
+            GT,
+            f"More than {t.function_throttles} invocations per period were throttled: the function's "
+            "reserved concurrency is exhausted and callers get 429s.",
+            IDLE_IS_FINE,
+        ),
+    ]
+
+
 class EndpointAlarms(Construct):
     """A tenant's alarms on its endpoint's metrics and its function, and one composite alarm for paging.
 
@@ -110,63 +171,8 @@ class EndpointAlarms(Construct):
         runbook_url: str | None = None,
     ):
         super().__init__(scope, construct_id)
-        period = Duration.minutes(thresholds.period_minutes)
-        metrics = EndpointMetrics(tenant, period=period)
+        specs = endpoint_alarm_specs(function, tenant, thresholds)
         t = thresholds
-        specs = [
-            AlarmSpec(
-                "iterations",
-                metrics.metric_iterations("Average"),
-                t.iterations_average,
-                GTE,
-                f"Iteration blow-up: requests average {t.iterations_average:g}+ planner iterations, the "
-                "budget expected for this tenant (cost grows with every iteration).",
-                IDLE_IS_FINE,
-            ),
-            AlarmSpec(
-                "error-rate",
-                metrics.metric_error_rate(period=period),
-                t.error_rate_percent,
-                GT,
-                f"More than {t.error_rate_percent:g}% of requests ended with an error.",
-                IDLE_IS_FINE,
-            ),
-            AlarmSpec(
-                "time-to-first-event-p95",
-                metrics.metric_time_to_first_event("p95"),
-                t.time_to_first_event_p95_ms,
-                GT,
-                f"p95 time to first event is above {t.time_to_first_event_p95_ms} ms: callers wait before "
-                "anything streams.",
-                IDLE_IS_FINE,
-            ),
-            AlarmSpec(
-                "deadline-stops",
-                metrics.metric_deadline_stops(),
-                t.deadline_stops,
-                GT,
-                f"More than {t.deadline_stops} requests per period were cut off at the request deadline.",
-                ABSENT_MEANS_ZERO,
-            ),
-            AlarmSpec(
-                "function-errors",
-                function.metric_errors(period=period, statistic="Sum"),
-                t.function_errors,
-                GT,
-                f"The endpoint function failed (crash, timeout, out of memory) more than {t.function_errors} "
-                "times per period.",
-                IDLE_IS_FINE,
-            ),
-            AlarmSpec(
-                "function-throttles",
-                function.metric_throttles(period=period, statistic="Sum"),
-                t.function_throttles,
-                GT,
-                f"More than {t.function_throttles} invocations per period were throttled: the function's "
-                "reserved concurrency is exhausted and callers get 429s.",
-                IDLE_IS_FINE,
-            ),
-        ]
         self.alarms = _create_all(
             self, specs, name_prefix=name_prefix, evaluation_periods=t.evaluation_periods, runbook_url=runbook_url
         )

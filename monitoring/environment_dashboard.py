@@ -69,76 +69,9 @@ class EnvironmentDashboard(Construct):
             f"# Environment `{dashboard_name}`\nBedrock's account-level metrics, the "
             "AgenticRetrieveStream quota, and one row per tenant.",
         )
-        each_operation = names.BEDROCK_OPERATIONS
-        self.dashboard.add_widgets(
-            explained_row(
-                BEDROCK,
-                [
-                    graph("Invocations", [bedrock.metric(names.BEDROCK_INVOCATIONS, op) for op in each_operation]),
-                    graph(
-                        "Client and server errors",
-                        [
-                            bedrock.metric(metric_name, op, label=f"{op} {kind}")
-                            for metric_name, kind in (
-                                (names.BEDROCK_CLIENT_ERRORS, "4xx"),
-                                (names.BEDROCK_SERVER_ERRORS, "5xx"),
-                            )
-                            for op in each_operation
-                        ],
-                    ),
-                    graph(
-                        "Throttles",
-                        [bedrock.metric_throttles(op) for op in each_operation],
-                        lines=[("alarm", thresholds.bedrock_throttles)],
-                    ),
-                ],
-            )
-        )
-        self.dashboard.add_widgets(
-            explained_row(
-                ITERATIONS,
-                [
-                    graph(
-                        "TotalIterationCount (AgenticRetrieveStream)",
-                        [bedrock.metric_total_iteration_count(s) for s in ("Average", "p50", "p90", "Maximum")],
-                        lines=[
-                            ("average alarm", thresholds.iterations_average),
-                            ("p90 alarm", thresholds.iterations_p90),
-                        ],
-                        width=GRAPH_WIDTH * 3,
-                    ),
-                ],
-            )
-        )
-        per_minute = bedrock.metric_agentic_calls_per_minute()
-        alarm_line = (f"alarm ({thresholds.quota_utilization_percent:g}%)", thresholds.quota_alarm_calls_per_minute)
-        self.dashboard.add_widgets(
-            explained_row(
-                QUOTA,
-                [
-                    graph(
-                        "AgenticRetrieveStream calls per minute",
-                        [per_minute],
-                        lines=[("quota", thresholds.quota_per_minute), alarm_line],
-                        period=Duration.minutes(1),
-                        width=GRAPH_WIDTH * 2,
-                    ),
-                    graph(
-                        "Quota used %",
-                        [
-                            cloudwatch.MathExpression(
-                                expression=f"100 * calls / {thresholds.quota_per_minute}",
-                                using_metrics={"calls": per_minute},
-                                label="% of quota",
-                                period=Duration.minutes(1),
-                            )
-                        ],
-                        period=Duration.minutes(1),
-                        width=GRAPH_WIDTH,
-                    ),
-                ],
-            )
-        )
+        self.dashboard.add_widgets(explained_row(BEDROCK, _bedrock_widgets(bedrock, thresholds)))
+        self.dashboard.add_widgets(explained_row(ITERATIONS, _iteration_widgets(bedrock, thresholds)))
+        self.dashboard.add_widgets(explained_row(QUOTA, _quota_widgets(bedrock, thresholds)))
         for tenant in tenants:
             self.dashboard.add_widgets(self._tenant_row(tenant, (tenant_dashboard_names or {}).get(tenant)))
         if alarms:
@@ -170,3 +103,67 @@ class EnvironmentDashboard(Construct):
                 height=ROW_HEIGHT // 2,
             ),
         )
+
+
+def _bedrock_widgets(bedrock: BedrockMetrics, thresholds: AccountThresholds) -> list[cloudwatch.IWidget]:
+    each_operation = names.BEDROCK_OPERATIONS
+    return [
+        graph("Invocations", [bedrock.metric(names.BEDROCK_INVOCATIONS, op) for op in each_operation]),
+        graph(
+            "Client and server errors",
+            [
+                bedrock.metric(metric_name, op, label=f"{op} {kind}")
+                for metric_name, kind in (
+                    (names.BEDROCK_CLIENT_ERRORS, "4xx"),
+                    (names.BEDROCK_SERVER_ERRORS, "5xx"),
+                )
+                for op in each_operation
+            ],
+        ),
+        graph(
+            "Throttles",
+            [bedrock.metric_throttles(op) for op in each_operation],
+            lines=[("alarm", thresholds.bedrock_throttles)],
+        ),
+    ]
+
+
+def _iteration_widgets(bedrock: BedrockMetrics, thresholds: AccountThresholds) -> list[cloudwatch.IWidget]:
+    return [
+        graph(
+            "TotalIterationCount (AgenticRetrieveStream)",
+            [bedrock.metric_total_iteration_count(s) for s in ("Average", "p50", "p90", "Maximum")],
+            lines=[
+                ("average alarm", thresholds.iterations_average),
+                ("p90 alarm", thresholds.iterations_p90),
+            ],
+            width=GRAPH_WIDTH * 3,
+        ),
+    ]
+
+
+def _quota_widgets(bedrock: BedrockMetrics, thresholds: AccountThresholds) -> list[cloudwatch.IWidget]:
+    per_minute = bedrock.metric_agentic_calls_per_minute()
+    alarm_line = (f"alarm ({thresholds.quota_utilization_percent:g}%)", thresholds.quota_alarm_calls_per_minute)
+    return [
+        graph(
+            "AgenticRetrieveStream calls per minute",
+            [per_minute],
+            lines=[("quota", thresholds.quota_per_minute), alarm_line],
+            period=Duration.minutes(1),
+            width=GRAPH_WIDTH * 2,
+        ),
+        graph(
+            "Quota used %",
+            [
+                cloudwatch.MathExpression(
+                    expression=f"100 * calls / {thresholds.quota_per_minute}",
+                    using_metrics={"calls": per_minute},
+                    label="% of quota",
+                    period=Duration.minutes(1),
+                )
+            ],
+            period=Duration.minutes(1),
+            width=GRAPH_WIDTH,
+        ),
+    ]

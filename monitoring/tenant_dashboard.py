@@ -96,111 +96,114 @@ class TenantDashboard(Construct):
             f"# Tenant `{tenant}`\nEndpoint metrics are the service's own (namespace "
             f"`{names.NAMESPACE}`, dimension `{names.TENANT_DIMENSION}={tenant}`).",
         )
-        self._row(
-            TRAFFIC,
-            [
-                graph("Requests and errors", [m.metric_requests(), m.metric_errors()]),
-                graph(
-                    "Error rate %", [m.metric_error_rate()], lines=[("error rate alarm", thresholds.error_rate_percent)]
-                ),
-                graph("Errors by code", [m.metric_errors_by_code()]),
-            ],
-        )
-        self._row(
-            LATENCY,
-            [
-                graph(
-                    "Time to first event (ms)",
-                    [m.metric_time_to_first_event(s) for s in ("p50", "p95", "p99")],
-                    lines=[("p95 alarm", thresholds.time_to_first_event_p95_ms)],
-                ),
-                graph(
-                    "Duration (ms)",
-                    [m.metric(names.DURATION_MS, statistic=s, label=f"duration {s}") for s in ("p50", "p95", "p99")],
-                ),
-                graph("Deadline stops", [m.metric_deadline_stops()], lines=[("alarm", thresholds.deadline_stops)]),
-            ],
-        )
-        self._row(
-            PLANNER,
-            [
-                graph(
-                    "Iterations per request",
-                    [m.metric_iterations(s) for s in ("p50", "p90", "Maximum")] + [m.metric_iterations("Average")],
-                    lines=[("average alarm", thresholds.iterations_average)],
-                ),
-                graph(
-                    "Sub-queries per request",
-                    [
-                        m.metric(names.SUB_QUERIES, statistic=s, label=f"sub-queries {s}")
-                        for s in ("Average", "p90", "Maximum")
-                    ],
-                ),
-                graph(
-                    "Documents and citations per request",
-                    [
-                        m.metric(names.DISTINCT_DOCUMENTS, statistic="Average", label="distinct documents"),
-                        m.metric(names.CITED_RESULTS, statistic="Average", label="cited results"),
-                        m.metric(names.RESULTS, statistic="Average", label="results"),
-                    ],
-                ),
-            ],
-        )
-        self._row(
-            COST,
-            [
-                graph(
-                    "Estimated cost per hour (USD)",
-                    [m.metric_estimated_cost(period=Duration.hours(1), label="USD / hour")],
-                    period=Duration.hours(1),
-                ),
-                graph(
-                    "Estimated cost per day (USD)",
-                    [m.metric_estimated_cost(period=Duration.days(1), label="USD / day")],
-                    period=Duration.days(1),
-                ),
-                cloudwatch.SingleValueWidget(
-                    title="Estimated cost in the time range (USD)",
-                    metrics=[m.metric_estimated_cost(period=Duration.days(1), label="USD")],
-                    set_period_to_time_range=True,
-                    width=GRAPH_WIDTH,
-                    height=ROW_HEIGHT,
-                ),
-            ],
-        )
-        concurrency_lines = [("reserved concurrency", reserved_concurrency)] if reserved_concurrency else []
-        self._row(
-            FUNCTION,
-            [
-                graph(
-                    "Invocations, errors, throttles",
-                    [
-                        function.metric_invocations(statistic="Sum", label="invocations"),
-                        function.metric_errors(statistic="Sum", label="errors"),
-                        function.metric_throttles(statistic="Sum", label="throttles"),
-                    ],
-                ),
-                graph(
-                    "Concurrency",
-                    [function.metric("ConcurrentExecutions", statistic="Maximum", label="concurrent executions (max)")],
-                    lines=concurrency_lines,
-                ),
-                graph(
-                    "Function duration (ms)",
-                    [function.metric_duration(statistic=s, label=f"duration {s}") for s in ("p50", "p95", "Maximum")],
-                ),
-            ],
-        )
-        self._row(
-            GUARDRAIL,
-            [
-                graph(
-                    "Guardrail interventions",
-                    [m.metric(names.GUARDRAIL_INTERVENTIONS, statistic="Sum", label="interventions")],
-                ),
-                cloudwatch.AlarmStatusWidget(title="Alarms", alarms=list(alarms), width=12, height=ROW_HEIGHT),
-            ],
-        )
+        self._row(TRAFFIC, _traffic(m, thresholds))
+        self._row(LATENCY, _latency(m, thresholds))
+        self._row(PLANNER, _planner(m, thresholds))
+        self._row(COST, _cost(m))
+        self._row(FUNCTION, _function(function, reserved_concurrency))
+        self._row(GUARDRAIL, _guardrail(m, alarms))
 
     def _row(self, text: str, widgets: list[cloudwatch.IWidget]) -> None:
         self.dashboard.add_widgets(explained_row(text, widgets))
+
+
+def _traffic(m: EndpointMetrics, thresholds: TenantThresholds) -> list[cloudwatch.IWidget]:
+    return [
+        graph("Requests and errors", [m.metric_requests(), m.metric_errors()]),
+        graph("Error rate %", [m.metric_error_rate()], lines=[("error rate alarm", thresholds.error_rate_percent)]),
+        graph("Errors by code", [m.metric_errors_by_code()]),
+    ]
+
+
+def _latency(m: EndpointMetrics, thresholds: TenantThresholds) -> list[cloudwatch.IWidget]:
+    return [
+        graph(
+            "Time to first event (ms)",
+            [m.metric_time_to_first_event(s) for s in ("p50", "p95", "p99")],
+            lines=[("p95 alarm", thresholds.time_to_first_event_p95_ms)],
+        ),
+        graph(
+            "Duration (ms)",
+            [m.metric(names.DURATION_MS, statistic=s, label=f"duration {s}") for s in ("p50", "p95", "p99")],
+        ),
+        graph("Deadline stops", [m.metric_deadline_stops()], lines=[("alarm", thresholds.deadline_stops)]),
+    ]
+
+
+def _planner(m: EndpointMetrics, thresholds: TenantThresholds) -> list[cloudwatch.IWidget]:
+    return [
+        graph(
+            "Iterations per request",
+            [m.metric_iterations(s) for s in ("p50", "p90", "Maximum")] + [m.metric_iterations("Average")],
+            lines=[("average alarm", thresholds.iterations_average)],
+        ),
+        graph(
+            "Sub-queries per request",
+            [m.metric(names.SUB_QUERIES, statistic=s, label=f"sub-queries {s}") for s in ("Average", "p90", "Maximum")],
+        ),
+        graph(
+            "Documents and citations per request",
+            [
+                m.metric(names.DISTINCT_DOCUMENTS, statistic="Average", label="distinct documents"),
+                m.metric(names.CITED_RESULTS, statistic="Average", label="cited results"),
+                m.metric(names.RESULTS, statistic="Average", label="results"),
+            ],
+        ),
+    ]
+
+
+def _cost(m: EndpointMetrics) -> list[cloudwatch.IWidget]:
+    return [
+        graph(
+            "Estimated cost per hour (USD)",
+            [m.metric_estimated_cost(period=Duration.hours(1), label="USD / hour")],
+            period=Duration.hours(1),
+        ),
+        graph(
+            "Estimated cost per day (USD)",
+            [m.metric_estimated_cost(period=Duration.days(1), label="USD / day")],
+            period=Duration.days(1),
+        ),
+        cloudwatch.SingleValueWidget(
+            title="Estimated cost in the time range (USD)",
+            metrics=[m.metric_estimated_cost(period=Duration.days(1), label="USD")],
+            set_period_to_time_range=True,
+            width=GRAPH_WIDTH,
+            height=ROW_HEIGHT,
+        ),
+    ]
+
+
+def _function(function: lambda_.IFunction, reserved_concurrency: int | None) -> list[cloudwatch.IWidget]:
+    concurrency_lines: list[tuple[str, float]] = (
+        [("reserved concurrency", reserved_concurrency)] if reserved_concurrency else []
+    )
+    return [
+        graph(
+            "Invocations, errors, throttles",
+            [
+                function.metric_invocations(statistic="Sum", label="invocations"),
+                function.metric_errors(statistic="Sum", label="errors"),
+                function.metric_throttles(statistic="Sum", label="throttles"),
+            ],
+        ),
+        graph(
+            "Concurrency",
+            [function.metric("ConcurrentExecutions", statistic="Maximum", label="concurrent executions (max)")],
+            lines=concurrency_lines,
+        ),
+        graph(
+            "Function duration (ms)",
+            [function.metric_duration(statistic=s, label=f"duration {s}") for s in ("p50", "p95", "Maximum")],
+        ),
+    ]
+
+
+def _guardrail(m: EndpointMetrics, alarms: Sequence[cloudwatch.IAlarm]) -> list[cloudwatch.IWidget]:
+    return [
+        graph(
+            "Guardrail interventions",
+            [m.metric(names.GUARDRAIL_INTERVENTIONS, statistic="Sum", label="interventions")],
+        ),
+        cloudwatch.AlarmStatusWidget(title="Alarms", alarms=list(alarms), width=12, height=ROW_HEIGHT),
+    ]
