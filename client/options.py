@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from schema import Project
 
 env_option = click.option(
     "--env", "env_name", default="dev", show_default=True, help="Environment: config/environments/<env>.yaml."
@@ -19,7 +23,7 @@ config_option = click.option(
 )
 
 
-def load_or_exit(config_dir: Path, env_name: str):
+def load_or_exit(config_dir: Path, env_name: str) -> Project:
     """Loads the project or prints the config errors and exits 1 (never a stack trace)."""
     from schema import ConfigError, load_project
 

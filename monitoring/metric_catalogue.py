@@ -58,20 +58,22 @@ class EndpointMetrics:
             period=period or self.period,
         )
 
-    def metric_requests(self, **kwargs) -> cloudwatch.Metric:
-        return self.metric(names.REQUESTS, statistic="Sum", label="requests", **kwargs)
+    def metric_requests(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        return self.metric(names.REQUESTS, statistic="Sum", label="requests", period=period)
 
-    def metric_errors(self, **kwargs) -> cloudwatch.Metric:
-        return self.metric(names.ERRORS, statistic="Sum", label="errors", **kwargs)
+    def metric_errors(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        return self.metric(names.ERRORS, statistic="Sum", label="errors", period=period)
 
-    def metric_iterations(self, statistic: str = "Average", **kwargs) -> cloudwatch.Metric:
-        return self.metric(names.ITERATIONS, statistic=statistic, label=f"iterations {statistic}", **kwargs)
+    def metric_iterations(self, statistic: str = "Average", *, period: Duration | None = None) -> cloudwatch.Metric:
+        return self.metric(names.ITERATIONS, statistic=statistic, label=f"iterations {statistic}", period=period)
 
-    def metric_time_to_first_event(self, statistic: str = "p95", **kwargs) -> cloudwatch.Metric:
-        return self.metric(names.TIME_TO_FIRST_EVENT_MS, statistic=statistic, label=f"TTFE {statistic}", **kwargs)
+    def metric_time_to_first_event(
+        self, statistic: str = "p95", *, period: Duration | None = None
+    ) -> cloudwatch.Metric:
+        return self.metric(names.TIME_TO_FIRST_EVENT_MS, statistic=statistic, label=f"TTFE {statistic}", period=period)
 
-    def metric_deadline_stops(self, **kwargs) -> cloudwatch.Metric:
-        return self.metric(names.DEADLINE_STOPS, statistic="Sum", label="deadline stops", **kwargs)
+    def metric_deadline_stops(self, *, period: Duration | None = None) -> cloudwatch.Metric:
+        return self.metric(names.DEADLINE_STOPS, statistic="Sum", label="deadline stops", period=period)
 
     def metric_estimated_cost(self, *, period: Duration, label: str) -> cloudwatch.Metric:
         return self.metric(names.ESTIMATED_COST_USD, statistic="Sum", label=label, period=period)
@@ -134,11 +136,13 @@ class BedrockMetrics:
             label=label or f"{operation} {statistic}",
         )
 
-    def metric_total_iteration_count(self, statistic: str = "Average", **kwargs) -> cloudwatch.Metric:
-        return self.metric(names.BEDROCK_TOTAL_ITERATION_COUNT, self.AGENTIC, statistic=statistic, **kwargs)
+    def metric_total_iteration_count(
+        self, statistic: str = "Average", *, period: Duration | None = None
+    ) -> cloudwatch.Metric:
+        return self.metric(names.BEDROCK_TOTAL_ITERATION_COUNT, self.AGENTIC, statistic=statistic, period=period)
 
-    def metric_throttles(self, operation: str, **kwargs) -> cloudwatch.Metric:
-        return self.metric(names.BEDROCK_THROTTLES, operation, statistic="Sum", **kwargs)
+    def metric_throttles(self, operation: str, *, period: Duration | None = None) -> cloudwatch.Metric:
+        return self.metric(names.BEDROCK_THROTTLES, operation, statistic="Sum", period=period)
 
     def metric_agentic_calls_per_minute(self) -> cloudwatch.Metric:
         """The rate the account's AgenticRetrieveStream quota (requests per minute) is counted in."""

@@ -88,7 +88,10 @@ def require_arn_service(arn: str, services: tuple[str, ...], what: str) -> str:
 
 def unique(values: list[str], what: str) -> list[str]:
     seen: set[str] = set()
-    duplicates = sorted({value for value in values if value in seen or seen.add(value)})
+    repeated: set[str] = set()
+    for value in values:
+        (repeated if value in seen else seen).add(value)
+    duplicates = sorted(repeated)
     if duplicates:
         raise ValueError(f"duplicate {what}: {', '.join(duplicates)}; each must appear once")
     return values

@@ -9,10 +9,15 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from client.options import config_option, env_option, load_or_exit
+
+if TYPE_CHECKING:
+    from schema import Project, Tenant
+    from schema.knowledge import KnowledgeBase
 
 # Why `caller` is only as strong as the invokers' trust policies (docs/security.md, "Identity for
 # document ACLs"): the user id is the session name, which whoever calls sts:AssumeRole chooses.
@@ -26,9 +31,9 @@ SESSION_NAME_NOTE = (
 )
 
 
-def user_context_review(tenant) -> dict:
+def user_context_review(tenant: Tenant) -> dict[str, Any]:
     """The tenant's user_context, with the session-name caveat wherever a caller's own name is used."""
-    review: dict = {"mode": tenant.user_context}
+    review: dict[str, Any] = {"mode": tenant.user_context}
     if tenant.user_context == "caller":
         review["note"] = SESSION_NAME_NOTE
     elif tenant.user_context == "trusted":
@@ -44,7 +49,7 @@ def partition_for(region: str) -> str:
     return "aws"
 
 
-def review(project, tenant_name: str) -> dict:
+def review(project: Project, tenant_name: str) -> dict[str, Any]:
     """The execution role, the invoker policy and the URL permissions of one tenant, as dicts."""
     from cdk_constructs.resource_names import endpoint_function_name, endpoint_log_group_name, invoke_policy_name
     from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
@@ -91,7 +96,7 @@ def review(project, tenant_name: str) -> dict:
     }
 
 
-def _knowledge_base_role(kb, partition: str, region: str, account: str) -> dict:
+def _knowledge_base_role(kb: KnowledgeBase, partition: str, region: str, account: str) -> dict[str, Any]:
     """The service role of one knowledge base, from the same builder the construct calls
     (policies/knowledge_base_role.py); the tenant's generated bucket name is a placeholder."""
     from policies.knowledge_base_role import inputs_for, knowledge_base_role_policy, knowledge_base_trust_policy

@@ -25,7 +25,8 @@ _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
 
 async def _http_error(request: Request, error: Exception) -> Response:
-    assert isinstance(error, HTTPException)
+    if not isinstance(error, HTTPException):  # registered for HTTPException only
+        raise error
     code = _HTTP_CODES.get(error.status_code, "http_error")
     message = f"{request.method} {request.url.path}: {error.detail}"
     return JSONResponse({"error": {"code": code, "message": message}}, error.status_code, headers=error.headers)

@@ -3,12 +3,21 @@
 Every event is a small JSON object. SSE frames it as `event: <type>` + `data: <json>`; NDJSON as
 one `{"type": <type>, ...}` line. The field names below are the public contract (camelCase, as
 the HTTP API is).
+
+The events are dataclasses, which the service builds by the thousand without validation cost;
+pydantic is their deserialiser: the client rebuilds them from JSON through one `TypeAdapter` per
+type, which validates the nested items and ignores unknown fields (a newer server may add some).
+The adapters are built on first use, so the service's cold start never pays for them.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
+
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
 
 StopReason = Literal["complete", "error", "deadline", "client_closed"]
 STOP_REASONS: tuple[StopReason, ...] = ("complete", "error", "deadline", "client_closed")
@@ -103,7 +112,9 @@ class DoneEvent:
 
 
 Event = TraceEvent | TextEvent | ResultEvent | ErrorEvent | DoneEvent
-EVENT_TYPES: dict[str, type] = {cls.type: cls for cls in (TraceEvent, TextEvent, ResultEvent, ErrorEvent, DoneEvent)}
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls for cls in (TraceEvent, TextEvent, ResultEvent, ErrorEvent, DoneEvent)
+}
 
 
 def event_to_dict(event: Event) -> dict[str, Any]:
@@ -112,15 +123,17 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 
 
 def event_from_dict(event_type: str, data: dict[str, Any]) -> Event:
-    """Rebuilds a typed event from its JSON body; unknown fields are ignored (forward compatible)."""
-    cls = EVENT_TYPES.get(event_type)
-    if cls is None:
+    """Rebuilds a typed event from its JSON body; unknown fields are ignored (forward compatible).
+
+    Raises ValueError (pydantic's ValidationError is one) when the body does not match the type.
+    """
+    if event_type not in EVENT_TYPES:
         raise ValueError(f"unknown event type '{event_type}'")
-    known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
-    if cls is TraceEvent:
-        known["subQueries"] = [SubQuery(**item) for item in known.get("subQueries", [])]
-        known["guardrail"] = [GuardrailWarning(**item) for item in known.get("guardrail", [])]
-    elif cls is ResultEvent:
-        known["results"] = [ResultItem(**item) for item in known.get("results", [])]
-        known["citations"] = [Citation(**item) for item in known.get("citations", [])]
-    return cls(**known)
+    return _adapter(event_type).validate_python(data)
+
+
+@functools.cache
+def _adapter(event_type: str) -> TypeAdapter[Event]:
+    from pydantic import TypeAdapter  # the client's import, not the service's
+
+    return TypeAdapter(EVENT_TYPES[event_type])

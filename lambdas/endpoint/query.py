@@ -166,22 +166,25 @@ class QueryRun:
         return taken == "agentic" and modes.load("agentic").excludes_planner_model_cost(self.service.settings)
 
     async def events(self, first: Item, encoder: Encoder) -> AsyncIterator[bytes]:
-        assert self.relay is not None
         relay = self.relay
+        if relay is None:
+            raise RuntimeError("events() runs only after start() opened the relay")
         stop_reason, error_code, finished = "complete", None, False
         try:
             item = first
             while item.kind == "event":
-                assert item.event is not None
-                self._observe(item.event)
-                yield encoder.encode(item.event)
+                event = item.event
+                if event is None:  # an "event" item always carries one; if not, end as an internal error
+                    raise RuntimeError("the relay yielded an event item without its event")
+                self._observe(event)
+                yield encoder.encode(event)
                 item = await relay.next()
             failure: ErrorEvent | None = None
             if item.kind == "error":
-                assert item.error is not None
-                failure = errors.error_event_for(item.error)
+                upstream = item.error or RuntimeError("the stream failed without an error")
+                failure = errors.error_event_for(upstream)
                 if failure.code == "internal":
-                    self.log.exception("stream failed", item.error)
+                    self.log.exception("stream failed", upstream)
             elif item.kind == "deadline":
                 relay.cancel()
                 failure = errors.deadline_event(self.service.settings.deadline_seconds)
@@ -306,13 +309,14 @@ async def handle_query(service: Service, request: Request) -> Response:
     if first.kind in ("error", "deadline"):
         relay.cancel()
         if first.kind == "deadline":
-            error = errors.deadline_api_error(settings.deadline_seconds)
+            rejection = errors.deadline_api_error(settings.deadline_seconds)
         else:
-            assert first.error is not None
-            error = errors.api_error_for(first.error, service.backoff.retry_after_seconds(relay.attempts))
-            if error.code == "internal":
-                log.exception("upstream call failed", first.error)
-        return _rejected(service, log, cid, started, error)
+            # An "error" outcome carries its exception; were it missing, answer 500 rather than guess.
+            failure = first.error or RuntimeError("the upstream call failed without an error")
+            rejection = errors.api_error_for(failure, service.backoff.retry_after_seconds(relay.attempts))
+            if rejection.code == "internal":
+                log.exception("upstream call failed", failure)
+        return _rejected(service, log, cid, started, rejection)
     encoder = encoder_for(request.headers.get("accept"))
     return EventStreamResponse(
         run.events(first, encoder),

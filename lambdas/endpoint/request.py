@@ -11,13 +11,16 @@ import itertools
 import json
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
 from lambdas.endpoint.api_errors import ApiError
 from lambdas.endpoint.filters import FilterError, validate_filter
 from lambdas.endpoint.settings import TenantSettings
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
 
 MAX_TEXT_CHARS = 10_000  # FACTS.md: query text is at most 10,000 characters
 MAX_MESSAGES = 50
@@ -104,7 +107,7 @@ def too_large(limit: int) -> ApiError:
     return ApiError(413, "body_too_large", f"the request body is larger than {limit} bytes")
 
 
-def _field_message(error: dict[str, Any]) -> str:
+def _field_message(error: ErrorDetails) -> str:
     location = ".".join(str(part) for part in error["loc"]) or "body"
     if error["type"] == "extra_forbidden":
         allowed = ", ".join(QueryBody.model_fields)

@@ -193,7 +193,8 @@ class Handler(BaseHTTPRequestHandler):
 
     def _retrieve(self) -> None:
         match = _RETRIEVE_PATH.match(urlsplit(self.path).path)
-        assert match is not None
+        if match is None:  # _dispatch routes only matching paths here
+            raise ServiceError("ValidationException", "not a knowledge base retrieve path")
         kb_identifier = unquote(match.group(1))
         _, body = self._accept()
         validate_retrieve(body, kb_identifier, self.state.indexes)

@@ -26,7 +26,8 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
     retrievers = []
     for alias in query.knowledge_bases:
         retriever = settings.retriever(alias)
-        assert retriever is not None  # request.py admits only the tenant's aliases
+        if retriever is None:  # request.py admits only the tenant's aliases: a bug, answered as a 500
+            raise LookupError(f"knowledge base alias '{alias}' is not one of the tenant's")
         overrides: dict[str, Any] = {"maxNumberOfResults": query.max_results}
         if query.filter is not None:
             overrides["filter"] = query.filter

@@ -77,7 +77,8 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
     calls = {}
     for alias in query.knowledge_bases:
         retriever = settings.retriever(alias)
-        assert retriever is not None  # request.py admits only the tenant's aliases
+        if retriever is None:  # request.py admits only the tenant's aliases: a bug, answered as a 500
+            raise LookupError(f"knowledge base alias '{alias}' is not one of the tenant's")
         calls[alias] = retrieve_call(retriever.knowledge_base_id, query, settings, user_id)
     return {
         "question": query.question,
@@ -161,7 +162,8 @@ class RetrieveUpstream:
                     failures=[f"{failure.code}: {failure.message}"],
                 )
                 continue
-            assert outcome.response is not None
+            if outcome.response is None:  # a call without an error has a response; never guess one
+                raise RuntimeError(f"Retrieve on {outcome.alias} returned neither a response nor an error")
             results = list(outcome.response.get("retrievalResults") or [])
             lists[outcome.alias] = results
             guardrail = []
@@ -198,8 +200,7 @@ def open(client: Any, request: dict[str, Any], translator: Translator) -> Retrie
     if outcomes and translator.stats.sub_queries == 0:
         order = list(request["calls"])
         first = min(outcomes, key=lambda outcome: order.index(outcome.alias))
-        assert first.error is not None
-        raise first.error
+        raise first.error or RuntimeError(f"Retrieve on {first.alias} failed without an error")
     return RetrieveUpstream(request, outcomes, translator)
 
 
