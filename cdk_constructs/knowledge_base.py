@@ -55,52 +55,40 @@ class KnowledgeBase(Construct):
         super().__init__(scope, construct_id)
         self.config = config
         self.alias = config.alias
-        self._check_documents(documents)
+        self._require_documents(documents)
+        self._build_role(name, documents)
+        self._build_resource(name, removal_policy)
+        self.data_sources: list[DataSource] = self._build_data_sources(name, documents, removal_policy)
+
+    def _build_role(self, name: str, documents: DocumentBucket | None) -> None:
         stack = cdk.Stack.of(self)
-        role_inputs = inputs_for(
-            config,
-            partition=stack.partition,
-            region=stack.region,
-            account=stack.account,
-            documents_bucket_arn=documents.bucket_arn if documents else None,
-        )
-        self.role, self.role_policy = self._build_role(name, role_inputs)
-        self.resource = self._build_resource(name, removal_policy)
-        self.data_sources = self._build_data_sources(name, documents, removal_policy)
-
-    def _check_documents(self, documents: DocumentBucket | None) -> None:
-        """An `s3` source without `bucket_arn` reads the tenant's document bucket, which must be given."""
-        if documents is not None:
-            return
-        for index, source in enumerate(self.config.sources):
-            if isinstance(source, S3Source) and source.bucket_arn is None:
-                raise ValueError(
-                    f"{self.node.path}: sources[{index}] reads the tenant's document bucket but none was "
-                    "given; pass documents=DocumentBucket(...) or set bucket_arn on the source"
-                )
-
-    def _build_role(self, name: str, inputs: KnowledgeBaseRoleInputs) -> tuple[iam.Role, iam.Policy]:
-        """The service role (policies/knowledge_base_role.py) and its policy, wildcards acknowledged."""
         # Bedrock assumes the role only for this account's knowledge bases (confused-deputy guard).
-        role = iam.Role(
+        self.role = iam.Role(
             self,
             "Role",
             assumed_by=iam.PrincipalWithConditions(
-                iam.ServicePrincipal(BEDROCK_SERVICE), trust_conditions(inputs.partition, inputs.region, inputs.account)
+                iam.ServicePrincipal(BEDROCK_SERVICE), trust_conditions(stack.partition, stack.region, stack.account)
             ),
             description=f"Knowledge base {name}: reads its own sources only",
         )
-        policy = iam.Policy(
+        role_inputs = inputs_for(
+            self.config,
+            partition=stack.partition,
+            region=stack.region,
+            account=stack.account,
+            documents_bucket_arn=documents.bucket_arn if documents else "",
+        )
+        self.role_policy = iam.Policy(
             self,
             "RolePolicy",
-            roles=[role],
-            document=iam.PolicyDocument.from_json(knowledge_base_role_policy(inputs)),
+            roles=[self.role],
+            document=iam.PolicyDocument.from_json(knowledge_base_role_policy(role_inputs)),
         )
-        self._acknowledge_wildcards(policy, inputs)
-        return role, policy
+        self._acknowledge_wildcards(role_inputs)
 
-    def _build_resource(self, name: str, removal_policy: cdk.RemovalPolicy) -> bedrock.CfnKnowledgeBase:
+    def _build_resource(self, name: str, removal_policy: cdk.RemovalPolicy) -> None:
         config = self.config
+        # Create-only (cfn-lint schema): changing the embedding or the key replaces the knowledge base.
         managed = bedrock.CfnKnowledgeBase.ManagedKnowledgeBaseConfigurationProperty(
             embedding_model_type=config.embedding.type,
             embedding_model_arn=config.embedding.model_arn,
@@ -112,7 +100,7 @@ class KnowledgeBase(Construct):
                 else None
             ),
         )
-        resource = bedrock.CfnKnowledgeBase(
+        self.resource = bedrock.CfnKnowledgeBase(
             self,
             "Resource",
             name=name,
@@ -126,9 +114,8 @@ class KnowledgeBase(Construct):
         policy_resource = self.role_policy.node.default_child
         if not isinstance(policy_resource, cdk.CfnResource):
             raise TypeError(f"{self.node.path}: the role policy has no CloudFormation resource to depend on")
-        resource.add_resource_dependency(policy_resource)
-        resource.apply_removal_policy(removal_policy)
-        return resource
+        self.resource.add_resource_dependency(policy_resource)
+        self.resource.apply_removal_policy(removal_policy)
 
     def _build_data_sources(
         self, name: str, documents: DocumentBucket | None, removal_policy: cdk.RemovalPolicy
@@ -147,9 +134,17 @@ class KnowledgeBase(Construct):
             for index, source in enumerate(self.config.sources)
         ]
 
-    def _acknowledge_wildcards(self, policy: iam.Policy, inputs: KnowledgeBaseRoleInputs) -> None:
+    def _require_documents(self, documents: DocumentBucket | None) -> None:
+        for index, source in enumerate(self.config.sources):
+            if isinstance(source, S3Source) and source.bucket_arn is None and documents is None:
+                raise ValueError(
+                    f"{self.node.path}: sources[{index}] reads the tenant's document bucket but none was "
+                    "given; pass documents=DocumentBucket(...) or set bucket_arn on the source"
+                )
+
+    def _acknowledge_wildcards(self, inputs: KnowledgeBaseRoleInputs) -> None:
         acknowledge(
-            policy,
+            self.role_policy,
             "IAM5",
             "cloudwatch:PutMetricData has no resource-level permissions "
             "(https://docs.aws.amazon.com/service-authorization/latest/reference/list_amazoncloudwatch.html); "
@@ -157,17 +152,18 @@ class KnowledgeBase(Construct):
             finding="Resource::*",
         )
         stack = cdk.Stack.of(self)
-        for read in inputs.buckets:
-            for prefix in read.prefixes:
-                acknowledge(
-                    policy,
-                    "IAM5",
-                    "the knowledge base reads every document under its source's key prefix, whose "
-                    "names are not known at deploy time; the knowledge base service role is granted "
-                    "s3:GetObject on bucket objects "
-                    "(https://docs.aws.amazon.com/bedrock/latest/userguide/kb-permissions.html)",
-                    finding=f"Resource::{_nag_resource(stack, read.bucket_arn)}/{prefix}*",
-                )
+        for bucket_arn in dict.fromkeys(inputs.bucket_arns):
+            acknowledge(
+                self.role_policy,
+                "IAM5",
+                "the knowledge base reads every document of its tenant's bucket, whose names are not known "
+                "at deploy time: s3:GetObject on bucket/* as AWS's CloudFormation sample grants "
+                "(amazon-bedrock-samples managed-kb-s3-cfn.yaml; narrower ARNs are not used: the sample's "
+                "security notebooks report even scoped ARNs refused for the connector's role session; "
+                "https://docs.aws.amazon.com/bedrock/latest/userguide/kb-permissions.html); the bucket "
+                "belongs to this tenant only (the loader rejects a bucket shared by two tenants)",
+                finding=f"Resource::{_nag_resource(stack, bucket_arn)}/*",
+            )
 
     # --- identifiers -------------------------------------------------------------------------
 

@@ -1,11 +1,11 @@
 """The endpoint function's execution role: exactly what one tenant's endpoint needs, nothing of another's.
 
 Actions and scopes follow the AWS page for agentic retrieval
-(https://docs.aws.amazon.com/bedrock/latest/userguide/kb-test-agentic-retrieve.html, FACTS.md "IAM").
+(https://docs.aws.amazon.com/bedrock/latest/userguide/kb-test-agentic-retrieve.html; docs/facts-and-decisions.md).
 Three statements use `Resource: "*"`, each because the action cannot be scoped (the reason is the
 statement's Sid and the comment next to it). There is deliberately no "deny unless
 bedrock:GuardrailIdentifier" statement: AWS documents that it breaks the service's internal model
-calls (FACTS.md).
+calls (docs/facts-and-decisions.md, IAM).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from schema import Environment, Tenant
 
 # Namespaces the role may publish metrics to: Bedrock's KB metrics of non-Retrieve operations are
-# published with the caller's credentials (FACTS.md, CloudWatch), and the endpoint's own EMF metrics.
+# published with the caller's credentials (docs/facts-and-decisions.md), and the endpoint's own EMF metrics.
 METRIC_NAMESPACES = (metric_names.BEDROCK_KB_NAMESPACE, metric_names.NAMESPACE)
 
 _AGENTIC = "https://docs.aws.amazon.com/bedrock/latest/userguide/kb-test-agentic-retrieve.html"
@@ -70,7 +70,7 @@ class EndpointRoleInputs:
     log_group_arn: str  # `arn:...:log-group:<name>` without the trailing `:*`
     planner_type: str = "MANAGED"
     planner_model_arn: str | None = None
-    reranking_type: str = "MANAGED"
+    reranking_type: str | None = None
     reranking_model_arn: str | None = None
     guardrail_arn: str | None = None
     kms_key_arns: Sequence[str] = ()
@@ -106,6 +106,8 @@ def endpoint_role_policy(inputs: EndpointRoleInputs) -> PolicyDocument:
     statements: list[Statement] = [
         # AgenticRetrieveStream cannot be scoped to a resource (AWS docs: kb-test-agentic-retrieve);
         # what it can reach is bounded by the Retrieve/GetDocumentContent statement below.
+        # GetDocumentContent "requires both bedrock:Retrieve and bedrock:GetDocumentContent IAM actions
+        # on the knowledge base resource" (AWS docs: kb-test-get-document-content).
         allow("AgenticRetrieveStreamCannotBeScopedToAResource", ["bedrock:AgenticRetrieveStream"], "*"),
         allow(
             "RetrieveFromTheTenantsKnowledgeBasesOnly",
@@ -147,7 +149,7 @@ def endpoint_role_policy(inputs: EndpointRoleInputs) -> PolicyDocument:
 def _planner(inputs: EndpointRoleInputs) -> list[Statement]:
     actions = ["bedrock:InvokeModelWithResponseStream"]
     if inputs.planner_type == "MANAGED":
-        # The managed planner's model is chosen by Bedrock and not named to the caller (FACTS.md, IAM).
+        # The managed planner's model is chosen by Bedrock and not named to the caller (kb-test-agentic-retrieve).
         return [allow("ManagedPlannerModelIsChosenByBedrockSoNoResourceScope", actions, "*")]
     if not inputs.planner_model_arn:
         raise ValueError("a CUSTOM planner needs planner_model_arn")

@@ -12,7 +12,6 @@ from typing import TYPE_CHECKING, Any
 
 from lambdas.endpoint import metric_names
 from policies.document import PolicyDocument, Statement, allow, document
-from schema.knowledge import ConnectorSource, S3Source
 
 if TYPE_CHECKING:
     from schema.knowledge import KnowledgeBase
@@ -21,43 +20,36 @@ BEDROCK_SERVICE = "bedrock.amazonaws.com"
 
 
 @dataclass(frozen=True)
-class BucketRead:
-    """One bucket the role may read, limited to the key prefixes its data sources name."""
-
-    bucket_arn: str
-    prefixes: Sequence[str]
-
-
-@dataclass(frozen=True)
 class KnowledgeBaseRoleInputs:
+    """What one knowledge base's role may reach.
+
+    :param bucket_arns: buckets its `s3` sources read. Each belongs to one tenant, so the role may
+        list it and read every object in it (see `knowledge_base_role_policy`).
+    :param certificate_object_arns: single S3 objects (SharePoint/OneDrive sign-in certificates).
+    """
+
     partition: str
     region: str
     account: str
-    buckets: Sequence[BucketRead] = field(default_factory=tuple)
+    bucket_arns: Sequence[str] = field(default_factory=tuple)
+    certificate_object_arns: Sequence[str] = field(default_factory=tuple)
     secret_arns: Sequence[str] = field(default_factory=tuple)
     kms_key_arns: Sequence[str] = field(default_factory=tuple)
     embedding_model_arn: str | None = None
 
 
 def inputs_for(
-    config: KnowledgeBase, *, partition: str, region: str, account: str, documents_bucket_arn: str | None
+    config: KnowledgeBase, *, partition: str, region: str, account: str, documents_bucket_arn: str
 ) -> KnowledgeBaseRoleInputs:
-    """The inputs from one `knowledge_bases[]` entry; `documents_bucket_arn` is the tenant's document
-    bucket, read by `s3` sources without `bucket_arn` (the construct and `akb policy` both call this)."""
-    buckets: dict[str, list[str]] = {}
-    for index, source in enumerate(config.sources):
-        if not isinstance(source, S3Source):
-            continue
-        arn = source.bucket_arn or documents_bucket_arn
-        if arn is None:
-            raise ValueError(f"sources[{index}] reads the tenant's document bucket but none was given")
-        buckets.setdefault(arn, []).append(source.prefix)
+    """The inputs from one `knowledge_bases[]` entry, for the construct and `akb policy` alike;
+    `documents_bucket_arn` is the tenant's document bucket (read by `s3` sources without `bucket_arn`)."""
     return KnowledgeBaseRoleInputs(
         partition=partition,
         region=region,
         account=account,
-        buckets=tuple(BucketRead(arn, tuple(prefixes)) for arn, prefixes in buckets.items()),
-        secret_arns=tuple(s.secret_arn for s in config.sources if isinstance(s, ConnectorSource) and s.secret_arn),
+        bucket_arns=tuple(config.bucket_arns(documents_bucket_arn)),
+        certificate_object_arns=tuple(config.certificate_object_arns(partition)),
+        secret_arns=tuple(config.secret_arns()),
         kms_key_arns=(config.kms_key_arn,) if config.kms_key_arn else (),
         embedding_model_arn=config.embedding.model_arn,
     )
@@ -90,52 +82,46 @@ def knowledge_base_trust_policy(partition: str, region: str, account: str) -> Po
     )
 
 
-def _object_arns(read: BucketRead) -> list[str]:
-    # An empty prefix means the whole bucket; otherwise only keys under each prefix.
-    return [f"{read.bucket_arn}/{prefix}*" for prefix in read.prefixes]
+def _same_account(account: str) -> dict[str, Any]:
+    return {"StringEquals": {"aws:ResourceAccount": account}}
+
+
+def _s3_statements(inputs: KnowledgeBaseRoleInputs) -> list[Statement]:
+    statements: list[Statement] = []
+    if inputs.bucket_arns:
+        # bucket and bucket/*, as AWS's CloudFormation sample grants (managed-kb-s3-cfn.yaml), not the
+        # source's prefix; the sample's security notebooks even report scoped ARNs refused for the
+        # connector's role session and use `*` (ledger: CONFLICTING). Each bucket belongs to one
+        # tenant (the loader rejects a shared bucket_arn), so bucket/* reads only that tenant's data.
+        same_account = _same_account(inputs.account)
+        statements.append(allow("ListDocumentBuckets", ["s3:ListBucket"], inputs.bucket_arns, same_account))
+        objects = [f"{arn}/*" for arn in inputs.bucket_arns]
+        statements.append(allow("ReadDocumentBucketObjects", ["s3:GetObject"], objects, same_account))
+    if inputs.certificate_object_arns:
+        # One object each: the connector reads its .pfx from S3 (sample 03-sharepoint-connector.ipynb).
+        statements.append(
+            allow(
+                "ReadConnectorCertificates",
+                ["s3:GetObject"],
+                inputs.certificate_object_arns,
+                _same_account(inputs.account),
+            )
+        )
+    return statements
 
 
 def knowledge_base_role_policy(inputs: KnowledgeBaseRoleInputs) -> PolicyDocument:
     """The role's permissions: only what its own sources, keys and embedding model need."""
-    return document(
-        [
-            *_bucket_statements(inputs),
-            # PutMetricData has no resource-level permissions; the namespace condition scopes it.
-            allow(
-                "PublishKnowledgeBaseMetrics",
-                ["cloudwatch:PutMetricData"],
-                "*",
-                condition={"StringEquals": {"cloudwatch:namespace": metric_names.BEDROCK_KB_NAMESPACE}},
-            ),
-            *_optional_statements(inputs),
-        ]
+    statements = _s3_statements(inputs)
+    # PutMetricData has no resource-level permissions; the namespace condition scopes it.
+    statements.append(
+        allow(
+            "PublishKnowledgeBaseMetrics",
+            ["cloudwatch:PutMetricData"],
+            "*",
+            condition={"StringEquals": {"cloudwatch:namespace": metric_names.BEDROCK_KB_NAMESPACE}},
+        )
     )
-
-
-def _bucket_statements(inputs: KnowledgeBaseRoleInputs) -> list[Statement]:
-    if not inputs.buckets:
-        return []
-    same_account = {"StringEquals": {"aws:ResourceAccount": inputs.account}}
-    return [
-        # Listing is not narrowed by s3:prefix: how the connector lists (by prefix or whole
-        # bucket) is not documented, and a too-narrow condition silently ingests nothing.
-        allow(
-            "ListDocumentBuckets",
-            ["s3:ListBucket"],
-            [read.bucket_arn for read in inputs.buckets],
-            condition=same_account,
-        ),
-        allow(
-            "ReadDocumentsUnderSourcePrefixes",
-            ["s3:GetObject"],
-            [arn for read in inputs.buckets for arn in _object_arns(read)],
-            condition=same_account,
-        ),
-    ]
-
-
-def _optional_statements(inputs: KnowledgeBaseRoleInputs) -> list[Statement]:
-    statements: list[Statement] = []
     if inputs.secret_arns:
         statements.append(allow("ReadConnectorCredentials", ["secretsmanager:GetSecretValue"], inputs.secret_arns))
     if inputs.kms_key_arns:
@@ -144,4 +130,4 @@ def _optional_statements(inputs: KnowledgeBaseRoleInputs) -> list[Statement]:
         statements.append(allow("UseConfiguredKmsKeys", ["kms:Decrypt", "kms:GenerateDataKey"], inputs.kms_key_arns))
     if inputs.embedding_model_arn:
         statements.append(allow("InvokeCustomEmbeddingModel", ["bedrock:InvokeModel"], inputs.embedding_model_arn))
-    return statements
+    return document(statements)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 
@@ -20,11 +20,16 @@ class StrictModel(BaseModel):
     """Every config object: unknown keys are errors (a typo must never pass silently)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # Keys an earlier release accepted -> what to write instead (a clearer error than "unknown").
+    removed_fields: ClassVar[dict[str, str]] = {}
 
     @model_validator(mode="before")
     @classmethod
     def _reject_unknown_keys(cls, data: Any) -> Any:
         if isinstance(data, dict):
+            removed = [f"'{key}' was removed: {cls.removed_fields[key]}" for key in data if key in cls.removed_fields]
+            if removed:
+                raise ValueError("; ".join(removed))
             allowed = set(cls.model_fields)
             unknown = [key for key in data if key not in allowed]
             if unknown:

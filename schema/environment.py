@@ -36,6 +36,24 @@ LOG_RETENTION_DAYS = (
 )
 
 
+# The first Lambda Web Adapter layer that overwrites a client-sent `x-amzn-request-context` header:
+# v0.7.2 (PR 286 turned `append` into `insert` in src/lib.rs). Up to v0.5.1 the adapter did not set the
+# header at all and v0.6.0-v0.7.1 appended its own copy after the client's, so a caller could forge
+# its identity. The adapter's README history maps v0.7.1 to layer 17 and v0.7.2 to layer 18
+# (awslabs/aws-lambda-web-adapter; docs/facts-and-decisions.md, ledger).
+MIN_WEB_ADAPTER_LAYER_VERSION = 18
+
+
+def _web_adapter_layer(value: int) -> int:
+    if value < MIN_WEB_ADAPTER_LAYER_VERSION:
+        raise ValueError(
+            f"layer version {value} is older than {MIN_WEB_ADAPTER_LAYER_VERSION} (Lambda Web Adapter v0.7.2), the "
+            "first that overwrites a client-sent x-amzn-request-context header; with an older layer a caller "
+            f"can forge its identity. Use {MIN_WEB_ADAPTER_LAYER_VERSION} or later (26 = v1.0.0-rc1)"
+        )
+    return value
+
+
 def _retention(value: int) -> int:
     if value not in LOG_RETENTION_DAYS:
         raise ValueError(
@@ -68,8 +86,10 @@ class Planner(StrictModel):
 class Reranking(StrictModel):
     """How retrieved passages are reranked before the planner sees them."""
 
-    type: Literal["MANAGED", "CUSTOM", "NONE"] = Field(
-        "MANAGED", description="MANAGED, CUSTOM (your model_arn) or NONE."
+    type: Literal["MANAGED", "CUSTOM", "NONE"] | None = Field(
+        None,
+        description="MANAGED, CUSTOM (your model_arn) or NONE; unset: the service default (MANAGED for "
+        "managed-embedding knowledge bases, NONE for custom-embedding ones).",
     )
     model_arn: Arn | None = Field(None, description="Reranking model ARN; required for CUSTOM, not allowed otherwise.")
 
@@ -79,7 +99,7 @@ class Reranking(StrictModel):
         return self
 
 
-def _check_model_arn(kind: str, model_arn: str | None) -> None:
+def _check_model_arn(kind: str | None, model_arn: str | None) -> None:
     if kind == "CUSTOM" and not model_arn:
         raise ValueError("type CUSTOM needs model_arn (a foundation model or inference profile ARN)")
     if kind != "CUSTOM" and model_arn:
@@ -101,11 +121,12 @@ class EndpointSettings(StrictModel):
         description="Per-request deadline: the stream ends with an `error` event code `deadline`. "
         "Default: timeout_seconds - 10.",
     )
-    web_adapter_layer_version: int = Field(
+    web_adapter_layer_version: Annotated[int, AfterValidator(_web_adapter_layer)] = Field(
         26,
-        ge=1,
         description="Version of the Lambda Web Adapter layer "
-        "(arn:aws:lambda:<region>:753240598075:layer:LambdaAdapterLayerArm64:<version>).",
+        "(arn:aws:lambda:<region>:753240598075:layer:LambdaAdapterLayerArm64:<version>); at least "
+        f"{MIN_WEB_ADAPTER_LAYER_VERSION} (v0.7.2), the first that overwrites a client-sent "
+        "x-amzn-request-context header (docs/security.md).",
     )
     max_body_bytes: int = Field(65536, ge=1024, le=1048576, description="Largest request body accepted (413 above it).")
 
@@ -125,13 +146,27 @@ class EndpointSettings(StrictModel):
 
 
 class Pricing(StrictModel):
-    """Prices behind the endpoint's EstimatedCostUSD metric (seed 000, us-east-1 list prices)."""
+    """Prices behind the cost estimates: the endpoint's EstimatedCostUSD metric and the dashboards'
+    index storage estimate. Defaults: Amazon Bedrock's price page (https://aws.amazon.com/bedrock/pricing/,
+    on-demand, us-east-1) as AWS's sample records it (aws-samples/amazon-bedrock-samples,
+    rag/managed-knowledge-bases/utils/kb_pricing.yaml, 2026-07-09; docs/facts-and-decisions.md). Other regions
+    may differ: override."""
 
     agentic_per_1000_usd: float = Field(
         4.0, ge=0, description="Managed planner: USD per 1,000 AgenticRetrieveStream calls."
     )
     retrieve_per_1000_usd: float = Field(
-        1.0, ge=0, description="USD per 1,000 underlying Retrieve calls (one per sub-query)."
+        1.0,
+        ge=0,
+        description="USD per 1,000 Retrieve calls: each retrieve-mode call, and the underlying Retrieve "
+        "calls of an agentic call, counted as its planner iterations (the endpoint's stand-in for "
+        "Bedrock's TotalIterationCount, the proxy AWS's sample uses).",
+    )
+    index_storage_per_gb_month_usd: float = Field(
+        5.0,
+        ge=0,
+        description="USD per GB-month of knowledge-base index storage (Bedrock's RawDataSize); drawn on "
+        "the dashboards, not part of EstimatedCostUSD (it is not per request).",
     )
 
 

@@ -104,6 +104,7 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
         if tenant is not None:
             tenants[name] = tenant
     problems.extend(_misnamed_tenant_files(tenants_dir))
+    problems.extend(_shared_buckets(tenants, tenants_dir))
     if problems:
         raise ConfigError(problems)
     return Project(env_name=env_name, environment=environment, tenants=tenants, config_dir=config_dir)
@@ -119,3 +120,27 @@ def _misnamed_tenant_files(tenants_dir: Path) -> list[Problem]:
         for path in sorted(tenants_dir.glob("*.y*ml"))
         if not NAME_PATTERN.match(path.stem) or path.suffix != ".yaml"
     ]
+
+
+def _shared_buckets(tenants: dict[str, Tenant], tenants_dir: Path) -> list[Problem]:
+    """A knowledge base role reads its whole source bucket (bucket/*, as AWS's sample grants), so a
+    bucket named by two tenants would let each read the other's documents: isolation forbids it."""
+    owner: dict[str, str] = {}
+    problems = []
+    for name, tenant in tenants.items():
+        for kb_index, kb in enumerate(tenant.knowledge_bases):
+            for source_index, source in enumerate(kb.sources):
+                bucket = getattr(source, "bucket_arn", None)
+                if bucket is None:
+                    continue
+                first = owner.setdefault(bucket, name)
+                if first != name:
+                    problems.append(
+                        Problem(
+                            str(tenants_dir / f"{name}.yaml"),
+                            f"knowledge_bases[{kb_index}].sources[{source_index}].bucket_arn",
+                            f"bucket {bucket} is already a source of tenant '{first}'; a knowledge base "
+                            "reads its whole bucket, so each tenant needs its own",
+                        )
+                    )
+    return problems

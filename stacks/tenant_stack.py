@@ -140,6 +140,8 @@ class TenantStack(cdk.Stack):
             topic=platform.alarms.topic,
             reserved_concurrency=self.tenant.reserved_concurrency,
             query_folder=query_folder(self.project.env_name, self.tenant_name),
+            knowledge_bases={alias: kb.knowledge_base_id for alias, kb in self.knowledge_bases.items()},
+            index_storage_price_per_gb_month=self.project.environment.pricing.index_storage_per_gb_month_usd,
         )
 
 

@@ -2,15 +2,19 @@
 
 Callers program against the codes (docs/endpoint.md has the table), so they never change meaning.
 Upstream failures are mapped here once, for both places: `api_error_for` (nothing sent yet) and
-`error_event_for` (the stream has started). No message ever carries a stack trace.
+`error_event_for` (the stream has started). No message ever carries a stack trace, an ARN or an
+account id (redaction.py): Bedrock's own text goes to the logs as `detail`, the caller gets the
+code, the denied action and the knowledge base's alias.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from lambdas.endpoint.events import ErrorEvent
+from lambdas.endpoint.redaction import redact
 
 
 @dataclass
@@ -21,20 +25,22 @@ class ApiError(Exception):
     code: str
     message: str
     headers: dict[str, str] = field(default_factory=dict)
+    detail: str = ""  # for the logs only (e.g. Bedrock's own message, ARNs included); never sent
 
     def __str__(self) -> str:
         return f"{self.status} {self.code}: {self.message}"
 
     def body(self) -> dict[str, dict[str, str]]:
-        return {"error": {"code": self.code, "message": self.message}}
+        return {"error": {"code": self.code, "message": redact(self.message)}}
 
 
 @dataclass(frozen=True)
 class UpstreamFailure:
     status: int
     code: str
-    message: str
+    message: str  # for the caller: no ARN, no account id
     retryable: bool
+    detail: str = ""  # Bedrock's own message, for the logs
 
 
 # botocore error codes: initial-call exceptions are PascalCase, in-stream members camelCase.
@@ -73,6 +79,20 @@ _UPSTREAM: dict[str, UpstreamFailure] = {
         503, "upstream_quota_exceeded", "a Bedrock service quota was exceeded", False
     ),
 }
+# A retrieval instruction resolves only once ACTIVE (botocore: "its status must be ACTIVE"); Bedrock
+# reviews its content asynchronously after each create. Which error code and message the service
+# answers with is UNVERIFIED (docs/facts-and-decisions.md): recognised by a message that names the
+# retrieval instruction, under any of these codes.
+_INSTRUCTION_CODES = frozenset({"validationexception", "conflictexception", "resourcenotfoundexception"})
+_NAMES_INSTRUCTION = re.compile(r"retrieval[\s_-]*instruction", re.IGNORECASE)
+_INSTRUCTION_NOT_ACTIVE = UpstreamFailure(
+    503,
+    "retrieval_instruction_not_active",
+    "the tenant's retrieval instruction is not ACTIVE: Bedrock reviews its content after each create "
+    "or update and serves it only once ACTIVE; wait for the review, and check its status with "
+    "`akb doctor` (a failed review needs the instruction's text changed and redeployed)",
+    False,
+)
 _UNKNOWN_UPSTREAM = UpstreamFailure(502, "upstream_error", "Bedrock returned an unexpected error", False)
 _UNREACHABLE = UpstreamFailure(503, "upstream_unreachable", "Bedrock could not be reached", True)
 _BROKEN = UpstreamFailure(502, "upstream_stream_broken", "the stream from Bedrock broke off", True)
@@ -98,23 +118,28 @@ def upstream_message_of(error: BaseException) -> str:
     return message if isinstance(message, str) else ""
 
 
-def access_denied_message(upstream_message: str) -> str:
-    """The denied action (and resource) Bedrock named, first; the generic hint when it named none."""
+def access_denied_message(upstream_message: str, alias_of: Mapping[str, str] | None = None) -> str:
+    """The denied action (and which resource) Bedrock named, first; the generic hint when it named none.
+
+    The resource is named by the tenant's alias for a knowledge base, by its kind otherwise: the ARN
+    (and the account id in it) stays in the logs."""
     match = _DENIED.search(upstream_message)
     if match is None:
         return _PERMISSION_HINT
     action, resource = match["action"], match["resource"]
-    where = f" on {resource.rstrip('.')}" if resource else ""
+    where = f" on {redact(resource.rstrip('.'), alias_of)}" if resource else ""
     return f"the endpoint's role is not allowed {action}{where}; grant it in the endpoint role's policy"
 
 
-def classify(error: BaseException) -> UpstreamFailure:
-    """What an exception from the upstream call or stream means for the caller."""
+def classify(error: BaseException, alias_of: Mapping[str, str] | None = None) -> UpstreamFailure:
+    """What an exception from the upstream call or stream means for the caller (and for the logs)."""
     code = error_code_of(error)
+    if code in _INSTRUCTION_CODES and _NAMES_INSTRUCTION.search(upstream_message_of(error)):
+        return _INSTRUCTION_NOT_ACTIVE
     if code is not None:
-        failure = _UPSTREAM.get(code, _UNKNOWN_UPSTREAM)
+        failure = replace(_UPSTREAM.get(code, _UNKNOWN_UPSTREAM), detail=upstream_message_of(error))
         if code == "accessdeniedexception":  # PascalCase before the stream, camelCase inside it
-            return replace(failure, message=access_denied_message(upstream_message_of(error)))
+            return replace(failure, message=access_denied_message(failure.detail, alias_of))
         return failure
     # Imported here: only failing requests pay for botocore's exception module lookups.
     from botocore.exceptions import ConnectionError as BotoConnectionError
@@ -122,9 +147,9 @@ def classify(error: BaseException) -> UpstreamFailure:
     from urllib3.exceptions import HTTPError as Urllib3Error
 
     if isinstance(error, BotoConnectionError | ReadTimeoutError):
-        return _UNREACHABLE
+        return replace(_UNREACHABLE, detail=str(error))
     if isinstance(error, HTTPClientError | Urllib3Error | OSError):
-        return _BROKEN
+        return replace(_BROKEN, detail=str(error))
     return _INTERNAL
 
 
@@ -132,15 +157,17 @@ def is_retryable_before_first_byte(error: BaseException) -> bool:
     return error_code_of(error) in RETRYABLE_BEFORE_FIRST_BYTE
 
 
-def api_error_for(error: BaseException, retry_after_seconds: int) -> ApiError:
-    failure = classify(error)
+def api_error_for(
+    error: BaseException, retry_after_seconds: int, alias_of: Mapping[str, str] | None = None
+) -> ApiError:
+    failure = classify(error, alias_of)
     headers = {"Retry-After": str(retry_after_seconds)} if failure.status == 429 else {}
-    return ApiError(failure.status, failure.code, failure.message, headers)
+    return ApiError(failure.status, failure.code, failure.message, headers, detail=failure.detail)
 
 
-def error_event_for(error: BaseException) -> ErrorEvent:
-    failure = classify(error)
-    return ErrorEvent(code=failure.code, message=failure.message, retryable=failure.retryable)
+def error_event_for(error: BaseException, alias_of: Mapping[str, str] | None = None) -> ErrorEvent:
+    failure = classify(error, alias_of)
+    return ErrorEvent(code=failure.code, message=redact(failure.message, alias_of), retryable=failure.retryable)
 
 
 def deadline_api_error(seconds: float) -> ApiError:

@@ -59,7 +59,9 @@ class TenantSettings:
     retrievers: list[Retriever]
     planner_type: str = "MANAGED"  # MANAGED | CUSTOM
     planner_model_arn: str | None = None
-    reranking_type: str = "MANAGED"  # MANAGED | CUSTOM | NONE
+    # MANAGED | CUSTOM | NONE; None: rerankingModelType is not sent and the service default applies
+    # (MANAGED for managed-embedding knowledge bases, NONE for custom-embedding ones; botocore).
+    reranking_type: str | None = None
     reranking_model_arn: str | None = None
     guardrail_id: str | None = None
     guardrail_version: str | None = None
@@ -70,6 +72,8 @@ class TenantSettings:
     generate_response: bool = True
     user_context: str = "none"  # none | caller | trusted
     trusted_callers: list[str] = field(default_factory=list)
+    # Roles whose session name the tenant vouches for as the end user's id (identity.py).
+    session_name_callers: list[str] = field(default_factory=list)
     deadline_seconds: int = 290
     max_body_bytes: int = 65536
     agentic_price_per_1000_usd: float = 4.0
@@ -96,6 +100,13 @@ class TenantSettings:
 
     def retriever(self, alias: str) -> Retriever | None:
         return next((item for item in self.retrievers if item.alias == alias), None)
+
+    def require_retriever(self, alias: str) -> Retriever:
+        """The retriever of an alias request.py already admitted; a miss is a bug, answered as a 500."""
+        retriever = self.retriever(alias)
+        if retriever is None:
+            raise LookupError(f"knowledge base alias '{alias}' is not one of the tenant's")
+        return retriever
 
 
 @functools.cache

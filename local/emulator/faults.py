@@ -23,6 +23,7 @@ KNOWN_KEYS = frozenset(
         "error_type",
         "error_message",
         "error_before_type",
+        "instruction_inactive",
         *_COUNTERS,
         *_OPTIONAL_COUNTS,
     }
@@ -41,6 +42,8 @@ class _State:
     error_message: str | None = None
     drop_after_events: int | None = None
     delay_first_ms: float = 0.0
+    # A retrieval instruction still under Bedrock's content review (status INACTIVE): until reset.
+    instruction_inactive: bool = False
 
 
 @dataclass(frozen=True)
@@ -96,6 +99,10 @@ class Faults:
             for key in ("error_type", "error_before_type"):
                 if key in spec:
                     setattr(state, key, shape_name(str(spec[key])))
+            if "instruction_inactive" in spec:
+                if not isinstance(spec["instruction_inactive"], bool):
+                    raise ValueError("instruction_inactive must be true or false")
+                state.instruction_inactive = spec["instruction_inactive"]
             if "error_message" in spec:
                 state.error_message = None if spec["error_message"] is None else str(spec["error_message"])
             self._state = state
@@ -116,6 +123,23 @@ class Faults:
                 code = self._state.error_before_type
                 return ServiceError(code, self._state.error_message or f"{code} (injected fault)")
             return None
+
+    def inactive_instruction_error(self, body: dict[str, Any]) -> ServiceError | None:
+        """The failure of a request naming a retrieval instruction that is not ACTIVE yet.
+
+        Bedrock documents that only an ACTIVE instruction resolves, not the error it answers with:
+        ValidationException and this message are the emulator's assumption (UNVERIFIED in
+        docs/facts-and-decisions.md).
+        """
+        instruction = body.get("retrievalInstructionConfiguration")
+        with self._lock:
+            if not self._state.instruction_inactive or not isinstance(instruction, dict):
+                return None
+        return ServiceError(
+            "ValidationException",
+            f"Retrieval instruction {instruction.get('retrievalInstructionId')} is not ACTIVE "
+            "(content review in progress) (injected fault)",
+        )
 
     def take_stream_faults(self) -> StreamFaults:
         with self._lock:

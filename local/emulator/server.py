@@ -203,6 +203,9 @@ class Handler(BaseHTTPRequestHandler):
     def _agentic(self) -> None:
         seq, body = self._accept()
         validate_agentic(body, self.state.indexes)
+        inactive = self.state.faults.inactive_instruction_error(body)
+        if inactive:
+            raise inactive
         run = AgenticRun(body, self.state.indexes, self.state.faults.take_retrieval_failure)
         faults = self.state.faults.take_stream_faults()
         record = self.state.journal.open_stream(seq, tcp_nodelay=self.tcp_nodelay)

@@ -17,8 +17,8 @@ from typing import Any
 from local.emulator.filter_match import validate_filter
 from local.emulator.service_errors import ServiceError
 
-MAX_RETRIEVERS = 5  # FACTS.md: up to 5 retrievers per request
-MAX_QUERY_CHARS = 10_000  # FACTS.md: kb-managed-quotas, query text 10,000 characters
+MAX_RETRIEVERS = 5  # up to 5 retrievers per request (docs/facts-and-decisions.md)
+MAX_QUERY_CHARS = 10_000  # query text 10,000 characters (docs/facts-and-decisions.md)
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "structure": (dict,),
     "list": (list,),
@@ -158,10 +158,16 @@ def validate_retrieve(body: Any, kb_identifier: str, known_kb_ids: Collection[st
     """Everything Retrieve checks; the knowledge base id comes from the URI, not the body."""
     check_against_model("Retrieve", {**body, "knowledgeBaseId": kb_identifier} if isinstance(body, dict) else body)
     config = body.get("retrievalConfiguration") or {}
-    for kind in ("vectorSearchConfiguration", "managedSearchConfiguration"):
-        where = (config.get(kind) or {}).get("filter")
-        if where is not None:
-            validate_filter(where, f"retrievalConfiguration.{kind}.filter")
+    if "vectorSearchConfiguration" in config:
+        # Every emulated knowledge base is MANAGED; AWS's sample reports the service rejecting
+        # vectorSearchConfiguration there (ledger). The message is the emulator's own wording.
+        raise ServiceError(
+            "ValidationException",
+            "vectorSearchConfiguration is not supported for managed knowledge bases; use managedSearchConfiguration",
+        )
+    where = (config.get("managedSearchConfiguration") or {}).get("filter")
+    if where is not None:
+        validate_filter(where, "retrievalConfiguration.managedSearchConfiguration.filter")
     text = body["retrievalQuery"].get("text")
     if not text or not text.strip():
         raise ServiceError("ValidationException", "retrievalQuery.text must be a non-empty string")

@@ -1,6 +1,6 @@
 """`mode: agentic` — one AgenticRetrieveStream call; Bedrock plans, retrieves and answers.
 
-Request shapes are botocore's (bedrock-agent-runtime `AgenticRetrieveStream`, FACTS.md).
+Request shapes are botocore's (bedrock-agent-runtime `AgenticRetrieveStream`; docs/facts-and-decisions.md).
 """
 
 from __future__ import annotations
@@ -21,13 +21,11 @@ def _model(arn: str | None) -> dict[str, Any]:
     return {"modelConfiguration": {"modelArn": arn}}
 
 
-def build_request(query: Query, settings: TenantSettings, user_id: str | None) -> dict[str, Any]:
-    """The AgenticRetrieveStream parameters for a validated query (pure; tests compare it whole)."""
+def _retrievers(query: Query, settings: TenantSettings) -> list[dict[str, Any]]:
+    """One retriever per requested alias, with the request's overrides and the planner's description."""
     retrievers = []
     for alias in query.knowledge_bases:
-        retriever = settings.retriever(alias)
-        if retriever is None:  # request.py admits only the tenant's aliases: a bug, answered as a 500
-            raise LookupError(f"knowledge base alias '{alias}' is not one of the tenant's")
+        retriever = settings.require_retriever(alias)
         overrides: dict[str, Any] = {"maxNumberOfResults": query.max_results}
         if query.filter is not None:
             overrides["filter"] = query.filter
@@ -43,11 +41,19 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
                 "description": retriever.description,
             }
         )
+    return retrievers
+
+
+def build_request(query: Query, settings: TenantSettings, user_id: str | None) -> dict[str, Any]:
+    """The AgenticRetrieveStream parameters for a validated query (pure; tests compare it whole)."""
     configuration: dict[str, Any] = {
         "foundationModelType": settings.planner_type,
         "maxAgentIteration": query.max_agent_iteration,
-        "rerankingModelType": settings.reranking_type,
     }
+    # Only when configured: left out, the service picks MANAGED or NONE by the knowledge bases'
+    # embedding type, and MANAGED must not be forced on custom-embedding ones (botocore docs).
+    if settings.reranking_type is not None:
+        configuration["rerankingModelType"] = settings.reranking_type
     if settings.planner_type == "CUSTOM":
         configuration["foundationModelConfiguration"] = {
             "type": "BEDROCK_FOUNDATION_MODEL",
@@ -60,7 +66,7 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
         }
     request: dict[str, Any] = {
         "messages": [{"role": role, "content": {"text": text}} for role, text in query.messages],
-        "retrievers": retrievers,
+        "retrievers": _retrievers(query, settings),
         "agenticRetrieveConfiguration": configuration,
         "generateResponse": query.generate_response,
     }
@@ -108,7 +114,10 @@ def excludes_planner_model_cost(settings: TenantSettings) -> bool:
 
 
 def estimated_cost_usd(stats: RunStats, settings: TenantSettings) -> float:
-    """List price (FACTS.md): the managed planner's fee per AgenticRetrieveStream call (not for a
-    CUSTOM planner, see `excludes_planner_model_cost`) + per underlying Retrieve (one per sub-query)."""
+    """Bedrock's list price as AWS's sample records it (utils/kb_pricing.yaml; ledger rows in
+    docs/facts-and-decisions.md): the managed planner's fee per AgenticRetrieveStream call (not for a
+    CUSTOM planner, see `excludes_planner_model_cost`) + the underlying Retrieve calls, counted as the
+    request's planner iterations — the endpoint's stand-in for TotalIterationCount, the proxy the
+    sample prices them by (the service reports no per-call count of them)."""
     planner_fee = 0.0 if excludes_planner_model_cost(settings) else settings.agentic_price_per_1000_usd / 1000
-    return round(planner_fee + settings.retrieve_price_per_1000_usd / 1000 * stats.sub_queries, 6)
+    return round(planner_fee + settings.retrieve_price_per_1000_usd / 1000 * stats.iterations, 6)

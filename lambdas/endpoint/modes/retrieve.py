@@ -1,7 +1,7 @@
 """`mode: retrieve` — one single-shot Retrieve per selected knowledge base, in parallel, fused with RRF.
 
-Seed 000: Retrieve has no planner — the lowest cost and latency per call — and suits short,
-well-bounded questions. Each knowledge base is searched with the question (the last user
+Retrieve has no planner — the lowest cost and latency per call — and suits short,
+well-bounded questions (docs/facts-and-decisions.md). Each knowledge base is searched with the question (the last user
 message) as is; the ranked lists are fused with Reciprocal Rank Fusion (fusion.py: scores of
 different knowledge bases are not on one scale) and deduplicated by chunk, remembering every
 knowledge base that found a chunk. The stream carries the same event types as agentic mode: one
@@ -17,7 +17,8 @@ Request shape (botocore's service model, bedrock-agent-runtime `Retrieve`): `kno
 vectorSearchConfiguration: {numberOfResults, filter}}`, optional `guardrailConfiguration` and
 `userContext`. The project deploys MANAGED knowledge bases, so the request uses
 `managedSearchConfiguration` ("managed search automatically determines the best search strategy");
-whether Bedrock also accepts `vectorSearchConfiguration` on a MANAGED knowledge base is UNVERIFIED.
+AWS's sample (utils/managed_knowledge_base.py) reports the service rejecting `vectorSearchConfiguration`
+on MANAGED knowledge bases (docs/facts-and-decisions.md, Ledger).
 """
 
 from __future__ import annotations
@@ -76,9 +77,7 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
     """Every Retrieve call of the request, by alias in the tenant's order (pure; tests compare it whole)."""
     calls = {}
     for alias in query.knowledge_bases:
-        retriever = settings.retriever(alias)
-        if retriever is None:  # request.py admits only the tenant's aliases: a bug, answered as a 500
-            raise LookupError(f"knowledge base alias '{alias}' is not one of the tenant's")
+        retriever = settings.require_retriever(alias)
         calls[alias] = retrieve_call(retriever.knowledge_base_id, query, settings, user_id)
     return {
         "question": query.question,
@@ -142,6 +141,7 @@ class RetrieveUpstream:
         self._request = request
         self._outcomes = outcomes
         self._started_at = translator.started_at
+        self._alias_of = translator.alias_of
         self.stats: RunStats = translator.stats
 
     def __iter__(self) -> Iterator[Event]:
@@ -152,7 +152,7 @@ class RetrieveUpstream:
             if self.stats.first_event_at is None:
                 self.stats.first_event_at = time.monotonic()
             if outcome.error is not None:
-                failure = classify(outcome.error)
+                failure = classify(outcome.error, self._alias_of)  # message without ARNs or account ids
                 yield TraceEvent(
                     step=RETRIEVAL_STEP,
                     status="FAILED",
@@ -205,5 +205,5 @@ def open(client: Any, request: dict[str, Any], translator: Translator) -> Retrie
 
 
 def estimated_cost_usd(stats: RunStats, settings: TenantSettings) -> float:
-    """Retrieve's list price per call only: no planner, no generation (seed 000: $1 per 1,000)."""
+    """Retrieve's list price per call only: no planner, no generation (USD 1 per 1,000; docs/facts-and-decisions.md)."""
     return round(settings.retrieve_price_per_1000_usd / 1000 * stats.sub_queries, 6)

@@ -29,7 +29,14 @@ def test_faults_are_set_read_and_reset_over_http(emulator):
 
 def test_bad_fault_specs_are_rejected_without_changing_anything(emulator):
     url = f"{emulator.url}/_emulator/faults"
-    bad = ({"throttle_before": -1}, {"nonsense": 1}, {"error_type": "NoSuchException"}, {"delay_first_ms": -1}, [1])
+    bad = (
+        {"throttle_before": -1},
+        {"nonsense": 1},
+        {"error_type": "NoSuchException"},
+        {"delay_first_ms": -1},
+        {"instruction_inactive": "yes"},
+        [1],
+    )
     for body in bad:
         response = httpx.post(url, json=body)
         assert response.status_code == 400 and response.json()["message"]
