@@ -7,7 +7,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from schema.alarm_config import DEFAULT_BEDROCK_QUOTA_PER_MINUTE, Alarms
-from schema.common import AccountId, Arn, Name, Region, StrictModel, unique
+from schema.arn_types import BedrockModelArn, KmsKeyArn
+from schema.common import AccountId, Name, Region, StrictModel, unique
 
 # CloudWatch Logs accepts only these retention periods (AWS::Logs::LogGroup RetentionInDays).
 LOG_RETENTION_DAYS = (
@@ -72,7 +73,7 @@ class Planner(StrictModel):
     type: Literal["MANAGED", "CUSTOM"] = Field(
         "MANAGED", description="MANAGED (Bedrock's planner) or CUSTOM (your model_arn)."
     )
-    model_arn: Arn | None = Field(
+    model_arn: BedrockModelArn | None = Field(
         None,
         description="Foundation model or inference profile ARN; required for CUSTOM, not allowed for MANAGED.",
     )
@@ -91,7 +92,9 @@ class Reranking(StrictModel):
         description="MANAGED, CUSTOM (your model_arn) or NONE; unset: the service default (MANAGED for "
         "managed-embedding knowledge bases, NONE for custom-embedding ones).",
     )
-    model_arn: Arn | None = Field(None, description="Reranking model ARN; required for CUSTOM, not allowed otherwise.")
+    model_arn: BedrockModelArn | None = Field(
+        None, description="Reranking model or inference profile ARN; required for CUSTOM, not allowed otherwise."
+    )
 
     @model_validator(mode="after")
     def _model_arn_matches_type(self) -> Reranking:
@@ -104,8 +107,6 @@ def _check_model_arn(kind: str | None, model_arn: str | None) -> None:
         raise ValueError("type CUSTOM needs model_arn (a foundation model or inference profile ARN)")
     if kind != "CUSTOM" and model_arn:
         raise ValueError(f"model_arn is only used with type CUSTOM; remove it or set type: CUSTOM (got {kind})")
-    if model_arn and ":bedrock:" not in model_arn:
-        raise ValueError(f"model_arn '{model_arn}' is not a Bedrock ARN (arn:aws:bedrock:...)")
 
 
 class EndpointSettings(StrictModel):
@@ -184,6 +185,12 @@ class Environment(StrictModel):
     alarms: Alarms = Field(default_factory=Alarms, description="Alarm notifications, periods and thresholds.")
     log_retention_days: Annotated[int, AfterValidator(_retention)] = Field(
         30, description="Retention of the endpoint's log group."
+    )
+    log_kms_key_arn: KmsKeyArn | None = Field(
+        None,
+        description="Customer managed symmetric KMS key that encrypts the endpoint's log group; its key "
+        "policy must allow CloudWatch Logs (docs/security.md, `akb policy` prints the statement). Default: "
+        "CloudWatch Logs' own encryption.",
     )
     removal_policy: Literal["retain", "destroy"] = Field(
         "retain", description="What `cdk destroy` does to buckets, logs and knowledge bases."

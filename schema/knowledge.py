@@ -6,12 +6,12 @@ Agentic retrieval works only with MANAGED knowledge bases; their sources are man
 
 from __future__ import annotations
 
-import re
 from typing import Annotated, Any, ClassVar, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from schema.common import Arn, Name, NonBlank, StrictModel, require_arn_service
+from schema.arn_types import EmbeddingModelArn, KmsKeyArn, S3BucketArn, SecretArn
+from schema.common import Name, NonBlank, StrictModel
 from schema.config_errors import register_union_tags
 
 # Managed connector types an AWS source lists (docs/facts-and-decisions.md, Ledger): CONFLUENCE,
@@ -62,16 +62,9 @@ class S3Source(_SourceBase):
     prefix: Annotated[str, Field(min_length=1, max_length=1024)] = Field(
         description="Key prefix the source reads, e.g. docs/."
     )
-    bucket_arn: Arn | None = Field(None, description="An existing bucket; default: the tenant's document bucket.")
-
-    @field_validator("bucket_arn")
-    @classmethod
-    def _is_bucket(cls, value: str | None) -> str | None:
-        if value is not None:
-            require_arn_service(value, ("s3",), "an S3 bucket ARN")
-            if "/" in value.split(":::", 1)[-1]:
-                raise ValueError("bucket_arn names a bucket, not an object; put the path in prefix")
-        return value
+    bucket_arn: S3BucketArn | None = Field(
+        None, description="An existing bucket; default: the tenant's document bucket."
+    )
 
 
 HttpUrl = Annotated[str, Field(pattern=r"^https?://\S+$")]
@@ -97,7 +90,9 @@ class WebSource(_SourceBase):
     auth_type: Literal[WEB_AUTH_TYPES] = Field(  # type: ignore[valid-type]
         "NO_AUTH", description="NO_AUTH, BASIC_AUTH, FORM or SAML; all but NO_AUTH need secret_arn."
     )
-    secret_arn: Arn | None = Field(None, description="Secrets Manager secret with the site's credentials.")
+    secret_arn: SecretArn | None = Field(
+        None, description="Secrets Manager secret with the site's credentials (the full ARN)."
+    )
     crawl_depth: int = Field(2, ge=0, le=10, description="Link hops from a seed URL (0-10).")
     max_links_per_url: int = Field(100, ge=1, le=1000, description="Links followed per page (1-1000).")
     max_crawled_urls_per_minute: int = Field(300, ge=1, le=1200, description="Crawl rate (1-1200).")
@@ -112,8 +107,6 @@ class WebSource(_SourceBase):
             raise ValueError("secret_arn is only used when auth_type is not NO_AUTH; remove it or set auth_type")
         if self.auth_type != "NO_AUTH" and not self.secret_arn:
             raise ValueError(f"auth_type {self.auth_type} needs secret_arn (the Secrets Manager secret with the login)")
-        if self.secret_arn:
-            require_arn_service(self.secret_arn, ("secretsmanager",), "a Secrets Manager secret ARN")
         return self
 
 
@@ -138,7 +131,9 @@ class ConnectorSource(_SourceBase):
         default_factory=dict,
         description="Connector parameters in the API's camelCase form, passed through as given.",
     )
-    secret_arn: Arn | None = Field(None, description="Secrets Manager secret with the source's credentials.")
+    secret_arn: SecretArn | None = Field(
+        None, description="Secrets Manager secret with the source's credentials (the full ARN)."
+    )
     acl_enabled: bool | None = Field(
         None, description="SHAREPOINT/ONEDRIVE: required; true crawls document ACLs (needs extra Graph permissions)."
     )
@@ -150,9 +145,7 @@ class ConnectorSource(_SourceBase):
     def _credentials(self) -> ConnectorSource:
         if self.connector_type in CONNECTORS_WITHOUT_CREDENTIALS:
             _check_custom(self)
-        elif self.secret_arn:
-            require_arn_service(self.secret_arn, ("secretsmanager",), "a Secrets Manager secret ARN")
-        else:
+        elif not self.secret_arn:
             raise ValueError(
                 f"connector {self.connector_type} signs in to the source: set secret_arn to the "
                 "Secrets Manager secret holding its credentials"
@@ -210,16 +203,11 @@ Source = Annotated[S3Source | WebSource | ConnectorSource, Field(discriminator="
 register_union_tags(("s3", "web", "connector"))
 
 
-# arn:<partition>:bedrock:<region>::foundation-model/<model id>: the only embedding ARN a managed
-# knowledge base takes (sample utils/managed_knowledge_base.py: inference profiles are rejected).
-FOUNDATION_MODEL_ARN = re.compile(r"^arn:aws(-[a-z]+)*:bedrock:[a-z0-9-]+::foundation-model/[A-Za-z0-9._:-]+$")
-
-
 class Embedding(StrictModel):
     """Changing `type` or `model_arn` replaces the knowledge base (new id, re-ingestion)."""
 
     type: Literal["MANAGED", "CUSTOM"] = Field("MANAGED", description="Who picks the embedding model.")
-    model_arn: Arn | None = Field(
+    model_arn: EmbeddingModelArn | None = Field(
         None, description="CUSTOM only: a foundation-model ARN (inference profiles are rejected by the service)."
     )
 
@@ -229,12 +217,6 @@ class Embedding(StrictModel):
             raise ValueError("embedding type CUSTOM needs model_arn (a Bedrock foundation-model ARN)")
         if self.type == "MANAGED" and self.model_arn:
             raise ValueError("model_arn is only used with embedding type CUSTOM; remove it")
-        if self.model_arn and not FOUNDATION_MODEL_ARN.match(self.model_arn):
-            raise ValueError(
-                f"'{self.model_arn}' is not a foundation-model ARN "
-                "(arn:aws:bedrock:<region>::foundation-model/<model id>); managed knowledge bases "
-                "take no inference profile or custom model for embeddings"
-            )
         return self
 
 
@@ -243,16 +225,7 @@ class KnowledgeBase(StrictModel):
     description: NonBlank = Field(description="One sentence the planner routes sub-queries by: say what is inside.")
     sources: list[Source] = Field(min_length=1, description="Where its documents come from.")
     embedding: Embedding = Field(default_factory=Embedding, description="Embedding model choice.")
-    kms_key_arn: Arn | None = Field(None, description="KMS key for the knowledge base's data.")
-
-    @field_validator("kms_key_arn")
-    @classmethod
-    def _is_key(cls, value: str | None) -> str | None:
-        if value and ":key/" not in require_arn_service(value, ("kms",), "a KMS key ARN"):
-            raise ValueError(
-                f"'{value}' is not a KMS key ARN (arn:...:kms:<region>:<account>:key/<id>); aliases are not accepted"
-            )
-        return value
+    kms_key_arn: KmsKeyArn | None = Field(None, description="KMS key for the knowledge base's data.")
 
     # What the knowledge base's service role must reach, derived once for the construct and `akb policy`.
 

@@ -16,7 +16,7 @@ import click
 from client.options import config_option, env_option, load_or_exit
 
 if TYPE_CHECKING:
-    from schema import Project, Tenant
+    from schema import Environment, Project, Tenant
     from schema.knowledge import KnowledgeBase
 
 
@@ -33,6 +33,14 @@ SESSION_NAME_NOTE = (
 REFUSED_NOTE = (
     "any other role caller without a vouched identity is refused (403 user_identity_unverified); IAM users "
     "are identified by their user name"
+)
+
+
+# log_kms_key_arn names a key this project only imports: its key policy is the key owner's to edit.
+LOG_KEY_NOTE = (
+    "the endpoint log group is encrypted with this customer managed key. The stacks import the key and "
+    "cannot change its key policy: add this statement to it before deploying, or creating the log group "
+    "fails. Source: https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/encrypt-log-data-kms.html"
 )
 
 
@@ -72,12 +80,14 @@ def review(project: Project, tenant_name: str) -> dict[str, Any]:
         return f"arn:{partition}:{service}:{region}:{account}:{resource}"
 
     function_arn = arn("lambda", f"function:{endpoint_function_name(project.env_name, tenant_name)}")
+    kb_arns = {kb.alias: arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases}
+    log_group_arn = arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}")
     role_policy = endpoint_role_policy(
         inputs_for(
             environment,
             tenant,
-            knowledge_base_arns=[arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases],
-            log_group_arn=arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}"),
+            knowledge_base_arns=list(kb_arns.values()),
+            log_group_arn=log_group_arn,
             guardrail_arn=arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None,
         )
     )
@@ -101,6 +111,43 @@ def review(project: Project, tenant_name: str) -> dict[str, Any]:
         "knowledge_base_roles": {
             kb.alias: _knowledge_base_role(kb, partition, region, account) for kb in tenant.knowledge_bases
         },
+        "knowledge_base_resource_policies": _knowledge_base_policies(
+            tenant, kb_arns, endpoint_role_arn=f"arn:{partition}:iam::{account}:role/<endpoint-role>"
+        ),
+        **_log_key_review(environment, log_group_arn),
+    }
+
+
+def _knowledge_base_policies(tenant: Tenant, kb_arns: dict[str, str], endpoint_role_arn: str) -> dict[str, Any]:
+    """Each knowledge base's AWS::Bedrock::KnowledgeBasePolicy, as cdk_constructs/knowledge_base_policy.py builds it."""
+    from policies.knowledge_base_access import KnowledgeBaseAccessInputs, knowledge_base_access_policy
+
+    access = tenant.knowledge_base_access
+    return {
+        alias: knowledge_base_access_policy(
+            KnowledgeBaseAccessInputs(
+                knowledge_base_arn=kb_arn,
+                reader_role_arns=[endpoint_role_arn],
+                cross_account_readers=access.cross_account_readers,
+                break_glass_role_arns=access.break_glass_roles,
+            )
+        )
+        for alias, kb_arn in kb_arns.items()
+    }
+
+
+def _log_key_review(environment: Environment, log_group_arn: str) -> dict[str, Any]:
+    """With log_kms_key_arn: the statement its key policy must hold (the project cannot add it: the key is imported)."""
+    if not environment.log_kms_key_arn:
+        return {}
+    from policies.log_key import log_group_key_statement
+
+    return {
+        "log_group_key": {
+            "key_arn": environment.log_kms_key_arn,
+            "note": LOG_KEY_NOTE,
+            "key_policy_statement_to_add": log_group_key_statement(environment.region, log_group_arn),
+        }
     }
 
 

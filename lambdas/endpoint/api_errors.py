@@ -79,6 +79,12 @@ _UPSTREAM: dict[str, UpstreamFailure] = {
         503, "upstream_quota_exceeded", "a Bedrock service quota was exceeded", False
     ),
 }
+# The caller's own nextToken was refused (used, expired or made up): its fault, not the endpoint's.
+# That Bedrock names the member in its message is how the emulator behaves; the service's wording is
+# UNVERIFIED (docs/facts-and-decisions.md), and any other wording stays a 502 upstream_rejected.
+_BAD_NEXT_TOKEN = UpstreamFailure(
+    400, "invalid_next_token", "field 'nextToken' is not valid or has expired: ask again without it", False
+)
 # A retrieval instruction resolves only once ACTIVE (botocore: "its status must be ACTIVE"); Bedrock
 # reviews its content asynchronously after each create. Which error code and message the service
 # answers with is UNVERIFIED (docs/facts-and-decisions.md): recognised by a message that names the
@@ -140,6 +146,8 @@ def classify(error: BaseException, alias_of: Mapping[str, str] | None = None) ->
         failure = replace(_UPSTREAM.get(code, _UNKNOWN_UPSTREAM), detail=upstream_message_of(error))
         if code == "accessdeniedexception":  # PascalCase before the stream, camelCase inside it
             return replace(failure, message=access_denied_message(failure.detail, alias_of))
+        if code == "validationexception" and "nexttoken" in failure.detail.lower():
+            return replace(_BAD_NEXT_TOKEN, detail=failure.detail)
         return failure
     # Imported here: only failing requests pay for botocore's exception module lookups.
     from botocore.exceptions import ConnectionError as BotoConnectionError

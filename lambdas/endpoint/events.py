@@ -34,6 +34,41 @@ class GuardrailWarning:
     action: str
     id: str | None = None
     version: str | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class CodeExecution:
+    """A CodeExecution action: the planner ran code over these documents (e.g. arithmetic)."""
+
+    documents: list[str] = field(default_factory=list)  # "<knowledge base alias>/<document id>"
+
+
+@dataclass(frozen=True)
+class MemoryRetrieve:
+    """A memoryRetrieve action: the planner read long-term memory (AgentCore Memory)."""
+
+    query: str
+    memoryId: str | None = None
+    namespace: str | None = None
+    namespacePath: str | None = None
+    strategyId: str | None = None
+
+
+@dataclass(frozen=True)
+class AppliedInstruction:
+    """Which retrieval instruction (and version) Bedrock applied to the plan."""
+
+    id: str
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class RetrievalSource:
+    """retrievalMetadata: a source the step read and its kind (BedrockKnowledgeBase | BedrockAgentCoreMemory)."""
+
+    source: str  # knowledge base alias (or the raw identifier when the tenant has no alias for it)
+    retrievalType: str | None = None
 
 
 @dataclass(frozen=True)
@@ -48,8 +83,14 @@ class TraceEvent:
     subQueries: list[SubQuery] = field(default_factory=list)
     retrievedCount: int = 0
     documents: list[str] = field(default_factory=list)
+    documentSources: list[str] = field(default_factory=list)  # the knowledge base of each of `documents`
     failures: list[str] = field(default_factory=list)
     guardrail: list[GuardrailWarning] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # Bedrock's plain warning messages
+    codeExecutions: list[CodeExecution] = field(default_factory=list)
+    memoryRetrieves: list[MemoryRetrieve] = field(default_factory=list)
+    appliedInstruction: AppliedInstruction | None = None
+    retrievalSources: list[RetrievalSource] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -62,10 +103,17 @@ class TextEvent:
 
 @dataclass(frozen=True)
 class ResultItem:
+    """One source. Non-text results (images, audio, ...) keep `mimeType`/`contentType`; their bytes
+    ride in `byteContent` (base64) only up to INLINE_BYTES_LIMIT, otherwise only `byteSize` does."""
+
     knowledgeBase: str
     text: str
     metadata: dict[str, Any] = field(default_factory=dict)
     documentId: str | None = None
+    mimeType: str | None = None
+    contentType: str | None = None  # TEXT | IMAGE | AUDIO | VIDEO | OTHER, from the mime type's major type
+    byteSize: int | None = None
+    byteContent: str | None = None  # base64
 
 
 @dataclass(frozen=True)
@@ -109,6 +157,8 @@ class DoneEvent:
     # True when the path taken was agentic with a CUSTOM planner: estimatedCostUsd then leaves out
     # the planner model's token cost (unknown to the endpoint) and covers the Retrieve calls only.
     estimatedCostExcludesPlannerModel: bool | None = None
+    # The upstream result's nextToken: send it back as the request's `nextToken` for the next page.
+    nextToken: str | None = None
 
 
 Event = TraceEvent | TextEvent | ResultEvent | ErrorEvent | DoneEvent
@@ -117,9 +167,33 @@ EVENT_TYPES: dict[str, type[Event]] = {
 }
 
 
+# Optional fields nested in results and trace details, left out when unset (older readers never see them).
+_NESTED_OPTIONAL = frozenset(
+    {
+        "mimeType",
+        "contentType",
+        "byteSize",
+        "byteContent",
+        "memoryId",
+        "message",
+        "namespace",
+        "namespacePath",
+        "strategyId",
+    }
+)
+
+
+def _prune(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_prune(item) for item in value]
+    if isinstance(value, dict):
+        return {k: _prune(v) for k, v in value.items() if not (v is None and k in _NESTED_OPTIONAL)}
+    return value
+
+
 def event_to_dict(event: Event) -> dict[str, Any]:
     """The JSON body of an event, without empty optional fields (smaller frames, same meaning)."""
-    return {key: value for key, value in asdict(event).items() if value not in (None, [], {})}
+    return {key: _prune(value) for key, value in asdict(event).items() if value not in (None, [], {})}
 
 
 def event_from_dict(event_type: str, data: dict[str, Any]) -> Event:

@@ -119,6 +119,11 @@ def _require_known(kb_id: str, known: Collection[str]) -> None:
 def validate_agentic(body: Any, known_kb_ids: Collection[str]) -> None:
     """Everything AgenticRetrieveStream checks before the first byte of the stream."""
     check_against_model("AgenticRetrieveStream", body)
+    check_agentic_rules(body, known_kb_ids)
+
+
+def check_agentic_rules(body: Any, known_kb_ids: Collection[str]) -> None:
+    """The rules the model cannot express (a model-valid body): what the service checks beyond shapes."""
     messages = body["messages"]
     if messages[-1]["role"] != "user":
         raise ServiceError("ValidationException", "The last message must have role 'user'")

@@ -43,7 +43,7 @@ CASES = [
         lambda t: t["knowledge_bases"][0].update(
             sources=[{"type": "connector", "connector_type": "CONFLUENCE", "secret_arn": "arn:aws:s3:::bucket"}]
         ),
-        "knowledge_bases[0].sources[0]",
+        "knowledge_bases[0].sources[0].secret_arn",
         ["is not a Secrets Manager secret ARN"],
     ),
 ]
@@ -197,8 +197,8 @@ CASES += [
                 "model_arn": "arn:aws:bedrock:us-west-2:123456789012:inference-profile/us.amazon.titan-embed-text-v2:0",
             }
         ),
-        "knowledge_bases[0].embedding",
-        ["is not a foundation-model ARN", "no inference profile"],
+        "knowledge_bases[0].embedding.model_arn",
+        ["is not a Bedrock foundation model ARN", "no inference profile"],
     ),
 ]
 

@@ -82,7 +82,10 @@ TENANT_CASES = [
     (
         "managed-embedding-with-arn",
         lambda t: t["knowledge_bases"][0].update(
-            embedding={"type": "MANAGED", "model_arn": "arn:aws:bedrock:us-west-2::foundation-model/x"}
+            embedding={
+                "type": "MANAGED",
+                "model_arn": "arn:aws:bedrock:us-west-2::foundation-model/amazon.titan-embed-text-v2:0",
+            }
         ),
         "knowledge_bases[0].embedding",
         ["only used with embedding type CUSTOM"],
@@ -109,7 +112,7 @@ TENANT_CASES = [
         "invalid-invoker-arn",
         lambda t: t["invokers"][0].update(arn="acme-app"),
         "invokers[0].arn",
-        ["should match pattern"],
+        ["is not an IAM role or user ARN"],
     ),
     (
         "trusted-without-trusted-invoker",
@@ -174,7 +177,7 @@ ENV_CASES = [
         "invalid-model-arn",
         lambda e: e["planner"].update(model_arn="nova-lite"),
         "planner.model_arn",
-        ["not a valid ARN"],
+        ["is not a Bedrock foundation model or inference profile ARN"],
     ),
     ("duplicate-tenant", lambda e: e.update(tenants=["acme", "acme"]), "tenants", ["duplicate tenant: acme"]),
     (

@@ -84,6 +84,8 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
         request["retrievalInstructionConfiguration"] = instruction
     if user_id is not None:
         request["userContext"] = {"userId": user_id}
+    if query.next_token is not None:
+        request["nextToken"] = query.next_token
     return request
 
 

@@ -11,7 +11,7 @@ from tests.local.emulator_helpers import request, run
 def test_knowledge_bases_are_listed_with_ids_and_counts(emulator):
     listed = {kb["folder"]: kb for kb in httpx.get(f"{emulator.url}/_emulator/knowledgebases").json()}
     assert {k: (v["id"], v["document_count"]) for k, v in listed.items()} == {
-        "docs": (kb_id_for("docs"), 20),
+        "docs": (kb_id_for("docs"), 21),  # 20 text documents and one image
         "tickets": (kb_id_for("tickets"), 15),
         "handbook": (kb_id_for("handbook"), 5),
         "wiki": (kb_id_for("wiki"), 5),
