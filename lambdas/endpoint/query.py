@@ -6,13 +6,14 @@ module's job (request, identity, modes, relay, encoding, errors, logs, metrics).
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
@@ -61,16 +62,50 @@ def correlation_id(headers: Any) -> str:
     return request_id or str(uuid.uuid4())
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
+async def _read_body(request: Request, limit: int) -> bytes | None:
+    """The body, or None when the client hung up before sending all of it."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise too_large(limit)
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise too_large(limit)
+    try:
+        async for chunk in request.stream():
+            body += chunk
+            if len(body) > limit:
+                raise too_large(limit)
+    except ClientDisconnect:
+        return None
     return bytes(body)
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns once the client hangs up (the body has been read: nothing else can arrive)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _first_item(relay: Relay, request: Request) -> Item | None:
+    """The relay's first item, or None when the client hangs up first (the caller cancels)."""
+    first = asyncio.ensure_future(relay.next())
+    gone = asyncio.ensure_future(_disconnected(request))
+    try:
+        await asyncio.wait({first, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+    if first.done():
+        return first.result()
+    first.cancel()
+    return None
+
+
+def _abandoned(log: RequestLog, started: float) -> Response:
+    """A client that hung up mid-upload: one structured record, no traceback, nobody to answer."""
+    log.info(
+        lf.EVENT_DONE,
+        **{lf.EVENT: lf.EVENT_DONE, lf.STOP_REASON: "client_closed", lf.DURATION_MS: _ms(started), lf.ITERATIONS: 0},
+        detail="the client closed the connection before sending the whole body",
+    )
+    return Response(status_code=400)
 
 
 def _ms(since: float) -> int:
@@ -110,7 +145,7 @@ class QueryRun:
         settings = self.service.settings
         request = self.mode.build_request(self.query, settings, user_id)
         self.relay = Relay(
-            lambda: self.mode.open(self.service.client_factory(), request, self.translator),
+            lambda policy: self.mode.open(self.service.client_factory(), request, self.translator, policy),
             deadline=self.started + settings.deadline_seconds,
             max_attempts=settings.upstream_max_attempts,
             should_retry=errors.is_retryable_before_first_byte,
@@ -153,6 +188,9 @@ class QueryRun:
         return DoneEvent(
             requestId=self.cid,
             stopReason=stop_reason,  # type: ignore[arg-type]
+            # Anything short of the whole answer says so: never a partial answer that looks complete.
+            partial=True if stop_reason != "complete" else None,
+            failedKnowledgeBases=list(self.stats.failed_knowledge_bases),
             iterations=self.stats.iterations,
             durationMs=_ms(self.started),
             timeToFirstEventMs=self.first_event_ms,
@@ -190,6 +228,8 @@ class QueryRun:
                 error_code = failure.code
                 self.log.warning(lf.EVENT_ERROR, **{lf.EVENT: lf.EVENT_ERROR, lf.ERROR_CODE: failure.code})
                 yield encoder.encode(failure)
+            elif self.stats.sources_failed:
+                stop_reason = "partial"  # the stream ended, but some sources failed on the way
             yield encoder.encode(self._done(stop_reason))
             finished = True
         except Exception:  # a bug of ours mid-stream: still end the stream properly, never a traceback
@@ -227,6 +267,7 @@ class QueryRun:
             estimated_cost_usd=cost,
             estimated_cost_excludes_planner_model=self._cost_excludes_planner_model(),
             upstream_request_id=self.stats.upstream_request_id,
+            failed_knowledge_bases=list(self.stats.failed_knowledge_bases) or None,
         )
         metrics.emit(
             self.service.settings.tenant,
@@ -283,6 +324,8 @@ async def handle_query(service: Service, request: Request) -> Response:
         log.bind(**{lf.CALLER: caller.arn})
         check_content_type(request.headers.get("content-type"))
         body = await _read_body(request, settings.max_body_bytes)
+        if body is None:
+            return _abandoned(log, started)
         query = parse_query(body, settings, modes.MODES)
         user_id = identity.resolve_user_id(settings.user_context, caller, query.user_id, settings.trusted_callers)
     except errors.ApiError as error:
@@ -302,14 +345,19 @@ async def handle_query(service: Service, request: Request) -> Response:
     )
     run = QueryRun(service, query, log, cid, started)
     relay = run.start(user_id)
-    first = await relay.next()
+    first = await _first_item(relay, request)
+    if first is None:  # the client left before the first event: end the upstream call now
+        relay.cancel()
+        run.finish("client_closed", None)
+        return Response(status_code=400)
     if first.kind in ("error", "deadline"):
         relay.cancel()
         if first.kind == "deadline":
             error = errors.deadline_api_error(settings.deadline_seconds)
         else:
             assert first.error is not None
-            error = errors.api_error_for(first.error, service.backoff.retry_after_seconds(relay.attempts))
+            attempts = max(relay.attempts, relay.policy.attempts)
+            error = errors.api_error_for(first.error, service.backoff.retry_after_seconds(attempts))
             if error.code == "internal":
                 log.exception("upstream call failed", first.error)
         return _rejected(service, log, cid, started, error)

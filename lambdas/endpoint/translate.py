@@ -44,6 +44,14 @@ class RunStats:
     first_event_at: float | None = None  # monotonic
     upstream_request_id: str | None = None
     mode: str | None = None  # the path taken when it differs from the request's (auto -> retrieve | agentic)
+    failed_knowledge_bases: list[str] = field(default_factory=list)  # aliases whose retrieval failed
+    sources_failed: bool = False  # a retrieval failed (even one that named no knowledge base)
+
+    def knowledge_bases_failed(self, aliases: Iterable[str]) -> None:
+        self.sources_failed = True
+        for alias in aliases:
+            if alias not in self.failed_knowledge_bases:
+                self.failed_knowledge_bases.append(alias)
 
 
 @dataclass
@@ -136,6 +144,8 @@ class Translator:
             if isinstance(expansion, dict) and expansion.get("documentId"):
                 documents.append(str(expansion["documentId"]))
         self._count_step(step, status, len(sub_queries))
+        if step in RETRIEVAL_STEPS and status == "FAILED":  # a source ran out: the answer is partial
+            self.stats.knowledge_bases_failed(a for sub in sub_queries for a in sub.knowledgeBases)
         warnings = []
         for warning in attributes.get("warnings") or []:
             guardrail = warning.get("guardrail") if isinstance(warning, dict) else None
