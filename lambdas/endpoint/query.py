@@ -25,7 +25,7 @@ from lambdas.endpoint.encoding import Encoder, encoder_for
 from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, TraceEvent, event_to_dict
 from lambdas.endpoint.logs import RequestLog
 from lambdas.endpoint.relay import Item, Relay
-from lambdas.endpoint.request import Query, check_content_type, parse_query, too_large
+from lambdas.endpoint.request import Query, body_timeout, check_content_type, parse_query, too_large
 from lambdas.endpoint.retry import Backoff
 from lambdas.endpoint.settings import TenantSettings
 from lambdas.endpoint.translate import RunStats, Translator
@@ -45,6 +45,9 @@ class Service:
     client_factory: Callable[[], Any] = shared_client
     write_metrics: Callable[[str], None] = metrics.write_stdout
     backoff: Backoff = field(default_factory=Backoff)
+    # A client gets this long to send the whole body once its request head is in (the head has its
+    # own bound: http_timeouts.py); a stalled upload holds nothing longer. 408 `body_timeout`.
+    body_timeout_seconds: float = 10.0
 
     def __post_init__(self) -> None:
         if self.settings.user_context not in identity.USER_CONTEXT_MODES:
@@ -62,19 +65,22 @@ def correlation_id(headers: Any) -> str:
     return request_id or str(uuid.uuid4())
 
 
-async def _read_body(request: Request, limit: int) -> bytes | None:
+async def _read_body(request: Request, limit: int, seconds: float) -> bytes | None:
     """The body, or None when the client hung up before sending all of it."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise too_large(limit)
     body = bytearray()
     try:
-        async for chunk in request.stream():
-            body += chunk
-            if len(body) > limit:
-                raise too_large(limit)
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise too_large(limit)
     except ClientDisconnect:
         return None
+    except TimeoutError:
+        raise body_timeout(seconds) from None
     return bytes(body)
 
 
@@ -323,7 +329,7 @@ async def handle_query(service: Service, request: Request) -> Response:
         caller = identity.caller_from_headers(request.headers, service.local_mode, service.local_caller_arn)
         log.bind(**{lf.CALLER: caller.arn})
         check_content_type(request.headers.get("content-type"))
-        body = await _read_body(request, settings.max_body_bytes)
+        body = await _read_body(request, settings.max_body_bytes, service.body_timeout_seconds)
         if body is None:
             return _abandoned(log, started)
         query = parse_query(body, settings, modes.MODES)

@@ -104,6 +104,10 @@ def too_large(limit: int) -> ApiError:
     return ApiError(413, "body_too_large", f"the request body is larger than {limit} bytes")
 
 
+def body_timeout(seconds: float) -> ApiError:
+    return ApiError(408, "body_timeout", f"the request body did not arrive within {seconds:g} s; send it at once")
+
+
 def _field_message(error: dict[str, Any]) -> str:
     location = ".".join(str(part) for part in error["loc"]) or "body"
     if error["type"] == "extra_forbidden":
