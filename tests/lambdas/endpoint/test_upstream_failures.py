@@ -110,3 +110,13 @@ def test_a_complete_answer_carries_no_partial_flag(endpoint):
     _, frames = ask(endpoint)
     done = frames[-1].data
     assert done["stopReason"] == "complete" and "partial" not in done and "failedKnowledgeBases" not in done
+
+
+def test_a_mid_stream_throttle_says_the_answer_is_incomplete_and_whether_to_retry(endpoint, emulator):
+    emulator.set_faults(error_after_events=3, error_type="throttlingException")
+    _, frames = ask(endpoint)
+    error = next(f.data for f in frames if f.type == "error")
+    assert error["code"] == "throttled" and error["retryable"] is True
+    assert "incomplete" in error["message"] and "Retrying the whole request" in error["message"]
+    assert "delay given" not in error["message"]  # no Retry-After exists once the stream has started
+    assert frames[-1].data["stopReason"] == "error" and frames[-1].data["partial"] is True
