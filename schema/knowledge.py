@@ -10,7 +10,7 @@ from typing import Annotated, Any, Literal
 
 from pydantic import Field, field_validator, model_validator
 
-from schema.common import Arn, Name, NonBlank, StrictModel, require_arn_service
+from schema.common import Arn, Name, NonBlank, Regex, StrictModel, require_arn_service
 from schema.config_errors import register_union_tags
 
 CONNECTOR_TYPES = ("CONFLUENCE", "SHAREPOINT", "GOOGLE_DRIVE", "ONEDRIVE", "SALESFORCE", "CUSTOM")
@@ -72,8 +72,8 @@ class WebSource(_SourceBase):
         "HOST_ONLY", description="How far from the seed hosts it may crawl."
     )
     rate_limit: int = Field(60, ge=1, le=300, description="Pages per minute per host.")
-    inclusion_filters: list[str] = Field(default_factory=list, description="URL regexes to keep.")
-    exclusion_filters: list[str] = Field(default_factory=list, description="URL regexes to skip.")
+    inclusion_filters: list[Regex] = Field(default_factory=list, description="URL regexes to keep.")
+    exclusion_filters: list[Regex] = Field(default_factory=list, description="URL regexes to skip.")
 
 
 class ConnectorSource(_SourceBase):
