@@ -55,6 +55,9 @@ QUESTION = "How do I rotate an API key, and what are the rate limits?"
 ALIASES = ("docs", "tickets")  # the dev environment's first tenant (acme)
 VOLATILE = {"elapsedMs", "durationMs", "timeToFirstEventMs", "requestId", "id", "timestamp"}
 NDJSON = "application/x-ndjson"
+# Below uvicorn's --timeout-keep-alive 5 (run.sh): httpx's default expiry is also 5 s, so a pooled
+# connection could be reused at the moment the server closes it (a client-side race, ReadError).
+KEEPALIVE = 2.0
 SSE = "text/event-stream"
 
 
@@ -262,7 +265,7 @@ def summarize(outcomes: list[Outcome], reference: list[tuple[str, dict]], wall: 
 
 
 async def endpoint_burst(url: str, streams: int) -> tuple[list[Outcome], float]:
-    limits = httpx.Limits(max_connections=streams, max_keepalive_connections=streams)
+    limits = httpx.Limits(max_connections=streams, max_keepalive_connections=streams, keepalive_expiry=KEEPALIVE)
     async with httpx.AsyncClient(timeout=120, limits=limits) as client:
         started = time.perf_counter()
         body = {"question": QUESTION}
@@ -296,8 +299,10 @@ def load(levels: list[int], delay_ms: float) -> str:
         endpoint_reference = asyncio.run(endpoint_burst(local.url, 1))[0][0].frames
         rows = []
         for streams in levels:
-            through = summarize(*asyncio.run(endpoint_burst(local.url, streams)), reference=endpoint_reference)
-            direct = summarize(*direct_burst(client, streams), reference=direct_reference)
+            outcomes, wall = asyncio.run(endpoint_burst(local.url, streams))
+            through = summarize(outcomes, endpoint_reference, wall)
+            outcomes, wall = direct_burst(client, streams)
+            direct = summarize(outcomes, direct_reference, wall)
             rows.append((streams, through, direct))
             print(streams, through, direct, flush=True)
             time.sleep(2)  # let the previous burst's connections close
@@ -529,7 +534,7 @@ async def soak_faults(emulator_url: str, until: float, rng: random.Random) -> No
 async def soak_traffic(local: Local, seconds: float, workers: int, samples: list) -> Counter:
     rng, tally = random.Random(15), Counter()
     until = time.monotonic() + seconds
-    limits = httpx.Limits(max_connections=workers, max_keepalive_connections=workers)
+    limits = httpx.Limits(max_connections=workers, max_keepalive_connections=workers, keepalive_expiry=KEEPALIVE)
 
     async def sample() -> None:
         while time.monotonic() + 30 < until:
