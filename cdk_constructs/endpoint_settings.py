@@ -43,6 +43,7 @@ def tenant_settings(
         generate_response=tenant.retrieval.generate_response,
         user_context=tenant.user_context,
         trusted_callers=[invoker.arn for invoker in tenant.invokers if invoker.trusted],
+        session_name_callers=[invoker.arn for invoker in tenant.invokers if invoker.user_id_from_session_name],
         deadline_seconds=environment.endpoint.effective_deadline_seconds,
         max_body_bytes=environment.endpoint.max_body_bytes,
         agentic_price_per_1000_usd=environment.pricing.agentic_per_1000_usd,

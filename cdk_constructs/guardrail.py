@@ -209,7 +209,7 @@ class Guardrail(Construct):
         )
 
     def grant_apply(self, grantee: iam.IGrantable) -> iam.Grant:
-        """What a caller passing this guardrail to AgenticRetrieveStream needs (FACTS.md, IAM)."""
+        """What a caller passing this guardrail to AgenticRetrieveStream needs (docs/facts-and-decisions.md, IAM)."""
         return iam.Grant.add_to_principal(
             grantee=grantee,
             actions=["bedrock:GetGuardrail", "bedrock:ApplyGuardrail"],

@@ -32,7 +32,8 @@ from schema.knowledge import KnowledgeBase as KnowledgeBaseConfig
 
 # AWS::Bedrock::KnowledgeBase Description: 1-200 characters.
 MAX_DESCRIPTION = 200
-# The only operation whose knowledge-base metrics carry a KnowledgeBaseId dimension (FACTS.md).
+# The only operation whose knowledge-base metrics carry a KnowledgeBaseId dimension
+# (docs/facts-and-decisions.md, CloudWatch).
 Operation = Literal["Retrieve"]
 
 

@@ -30,6 +30,16 @@ def endpoint_log_group_name(env_name: str, tenant: str) -> str:
     return f"/aws/lambda/{endpoint_function_name(env_name, tenant)}"
 
 
+# The Lambda Web Adapter's publishing account and arm64 layer (https://github.com/awslabs/aws-lambda-web-adapter).
+WEB_ADAPTER_ACCOUNT = "753240598075"
+WEB_ADAPTER_LAYER = "LambdaAdapterLayerArm64"
+
+
+def web_adapter_layer_arn(partition: str, region: str, version: int) -> str:
+    """The adapter layer version the endpoint uses, as `akb doctor` looks it up (the stack builds the same ARN)."""
+    return f"arn:{partition}:lambda:{region}:{WEB_ADAPTER_ACCOUNT}:layer:{WEB_ADAPTER_LAYER}:{version}"
+
+
 def invoke_policy_name(env_name: str, tenant: str) -> str:
     return f"{resource_prefix(env_name, tenant)}-invoke"
 

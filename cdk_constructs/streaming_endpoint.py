@@ -1,6 +1,6 @@
 """One tenant's streaming endpoint: a Python function behind the Lambda Web Adapter and an IAM-only URL.
 
-The Python managed runtime cannot stream a response (FACTS.md, "Python Lambda response streaming"),
+The Python managed runtime cannot stream a response (docs/facts-and-decisions.md, Lambda),
 so the function runs the ASGI app under the Lambda Web Adapter layer in `response_stream` mode and
 is reached through a function URL with `InvokeMode.RESPONSE_STREAM`. The URL's auth type is
 `AWS_IAM`, always: callers are the tenant's configured invokers (resource-based permissions) and
@@ -33,7 +33,12 @@ from cdk_constructs.endpoint_limits import (
 )
 from cdk_constructs.endpoint_settings import tenant_settings
 from cdk_constructs.nag_checks import acknowledge, finding_text
-from cdk_constructs.resource_names import endpoint_function_name, invoke_policy_name
+from cdk_constructs.resource_names import (
+    WEB_ADAPTER_ACCOUNT,
+    WEB_ADAPTER_LAYER,
+    endpoint_function_name,
+    invoke_policy_name,
+)
 from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from cdk_constructs.stack_outputs import publish
 from lambdas.endpoint import metric_names
@@ -46,9 +51,6 @@ from schema import Project
 RUNTIME = lambda_.Runtime.PYTHON_3_14
 ARCHITECTURE = lambda_.Architecture.ARM_64
 HANDLER = "lambdas/run.sh"  # executed by the adapter's /opt/bootstrap; it execs uvicorn
-# The Lambda Web Adapter's publishing account (https://github.com/awslabs/aws-lambda-web-adapter).
-WEB_ADAPTER_ACCOUNT = "753240598075"
-WEB_ADAPTER_LAYER = "LambdaAdapterLayerArm64"
 # The environment size, function name and adapter variables: endpoint_limits.py (CDK-free, so
 # `akb validate` checks the same limits before any synth).
 
@@ -58,7 +60,7 @@ class StreamingEndpoint(Construct):
 
     Props:
     - project, tenant_name: config (memory, timeout, reserved concurrency, adapter layer version,
-      invokers, retrieval caps); see README "Configuration reference".
+      invokers, retrieval caps); see docs/configuration.md.
     - knowledge_bases: the tenant's knowledge bases (at least one); the role can retrieve from
       these and no other.
     - log_group: where the function logs (created by the stack with the environment's retention).
@@ -154,7 +156,7 @@ class StreamingEndpoint(Construct):
                 )
             ],
             environment=environment_variables,
-            # No VPC: function URLs of functions in a VPC do not stream (FACTS.md). The endpoint
+            # No VPC: function URLs of functions in a VPC do not stream (facts-and-decisions, Lambda). The endpoint
             # reaches only Bedrock, CloudWatch and its log group, all over AWS's public endpoints.
         )
         # A synchronous streaming request has no asynchronous retry to catch: a DLQ would stay empty.

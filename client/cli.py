@@ -13,6 +13,7 @@ COMMANDS: dict[str, str] = {
     "ingest": "client.commands.ingest",
     "policy": "client.commands.policy",
     "validate": "client.commands.validate",
+    "doctor": "client.commands.doctor",
     "emulator": "client.commands.emulator",
     "local": "client.commands.local",
 }
@@ -29,4 +30,4 @@ class _LazyGroup(click.Group):
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
-    """Agentic retrieval on Amazon Bedrock: validate config, run locally, ask, evaluate."""
+    """Agentic retrieval on Amazon Bedrock: validate config, check the account, run locally, ask, evaluate."""

@@ -1,11 +1,11 @@
 """The endpoint function's execution role: exactly what one tenant's endpoint needs, nothing of another's.
 
 Actions and scopes follow the AWS page for agentic retrieval
-(https://docs.aws.amazon.com/bedrock/latest/userguide/kb-test-agentic-retrieve.html, FACTS.md "IAM").
+(https://docs.aws.amazon.com/bedrock/latest/userguide/kb-test-agentic-retrieve.html; docs/facts-and-decisions.md).
 Three statements use `Resource: "*"`, each because the action cannot be scoped (the reason is the
 statement's Sid and the comment next to it). There is deliberately no "deny unless
 bedrock:GuardrailIdentifier" statement: AWS documents that it breaks the service's internal model
-calls (FACTS.md).
+calls (docs/facts-and-decisions.md, IAM).
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ if TYPE_CHECKING:
     from schema import Environment, Tenant
 
 # Namespaces the role may publish metrics to: Bedrock's KB metrics of non-Retrieve operations are
-# published with the caller's credentials (FACTS.md, CloudWatch), and the endpoint's own EMF metrics.
+# published with the caller's credentials (docs/facts-and-decisions.md), and the endpoint's own EMF metrics.
 METRIC_NAMESPACES = (metric_names.BEDROCK_KB_NAMESPACE, metric_names.NAMESPACE)
 
 _AGENTIC = "https://docs.aws.amazon.com/bedrock/latest/userguide/kb-test-agentic-retrieve.html"
@@ -147,7 +147,7 @@ def endpoint_role_policy(inputs: EndpointRoleInputs) -> PolicyDocument:
 def _planner(inputs: EndpointRoleInputs) -> list[Statement]:
     actions = ["bedrock:InvokeModelWithResponseStream"]
     if inputs.planner_type == "MANAGED":
-        # The managed planner's model is chosen by Bedrock and not named to the caller (FACTS.md, IAM).
+        # The managed planner's model is chosen by Bedrock and not named to the caller (kb-test-agentic-retrieve).
         return [allow("ManagedPlannerModelIsChosenByBedrockSoNoResourceScope", actions, "*")]
     if not inputs.planner_model_arn:
         raise ValueError("a CUSTOM planner needs planner_model_arn")

@@ -2,7 +2,7 @@
 
 https://docs.aws.amazon.com/lambda/latest/dg/urls-auth.html: an AWS_IAM function URL needs
 `lambda:InvokeFunctionUrl` and, for URLs created after October 2025, `lambda:InvokeFunction` with
-`lambda:InvokedViaFunctionUrl = true` (FACTS.md). The conditions keep the grant from reaching the
+`lambda:InvokedViaFunctionUrl = true` (docs/facts-and-decisions.md). The conditions keep the grant from reaching the
 function by any other route (a direct Invoke, an unauthenticated URL).
 """
 

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 BEDROCK_SERVICE = "bedrock.amazonaws.com"
-# Knowledge bases publish their metrics under this namespace and no other (FACTS.md, CloudWatch).
+# Knowledge bases publish their metrics under this namespace and no other (docs/facts-and-decisions.md).
 KNOWLEDGE_BASE_METRIC_NAMESPACE = "AWS/Bedrock/KnowledgeBases"
 VERSION = "2012-10-17"
 

@@ -23,12 +23,13 @@ if TYPE_CHECKING:
     from schema.environment import Environment
     from schema.tenant import Tenant
 
-# Seed 000: "use 3 for one knowledge base and 4-5 for several knowledge bases or comparative
+# AWS (docs/facts-and-decisions.md): "use 3 for one knowledge base and 4-5 for several knowledge bases or comparative
 # questions". The lower end (4) is what "expected" means here: an average at or above it is a
 # blow-up, not a comparative question now and then.
 EXPECTED_ITERATIONS_ONE_KB = 3
 EXPECTED_ITERATIONS_SEVERAL_KBS = 4
-# AgenticRetrieveStream: 300 requests per minute per account and region, adjustable (FACTS.md, Quotas).
+# AgenticRetrieveStream: 300 requests per minute per account and region, adjustable
+# (docs/facts-and-decisions.md, quotas).
 DEFAULT_BEDROCK_QUOTA_PER_MINUTE = 300
 
 
@@ -43,7 +44,7 @@ Email = Annotated[str, AfterValidator(_email)]
 # Descriptions shared by the environment's fields (with defaults) and the tenant's (all optional).
 _ITERATIONS_AVERAGE_HELP = (
     "Alarm when the tenant's average iterations per request is at or above this. Default: the "
-    "environment's value, else min(max_agent_iteration, 3 for one knowledge base / 4 for several) (seed 000)."
+    "environment's value, else min(max_agent_iteration, 3 for one knowledge base / 4 for several) (AWS guidance)."
 )
 _ERROR_RATE_HELP = "Alarm when Errors / Requests (percent, per period) is above this."
 _TTFE_HELP = "Alarm when the p95 time to first event (ms) is above this."
@@ -86,7 +87,7 @@ class Alarms(StrictModel):
         le=10,
         description="Alarm when the average iterations per request is at or above this: the account's "
         "TotalIterationCount and every tenant without its own value. Default: derived per tenant as "
-        "min(max_agent_iteration, 3 for one knowledge base / 4 for several) (seed 000); the account "
+        "min(max_agent_iteration, 3 for one knowledge base / 4 for several) (AWS guidance); the account "
         "alarm uses the highest tenant value.",
     )
     iterations_p90: float | None = Field(
@@ -148,7 +149,7 @@ class AccountThresholds:
 
 
 def expected_iterations(knowledge_bases: int, max_agent_iteration: int) -> int:
-    """Seed 000's recommendation for the tenant's shape, never above the tenant's own cap."""
+    """AWS's recommendation (docs/facts-and-decisions.md) for the tenant's shape, never above the tenant's own cap."""
     seed = EXPECTED_ITERATIONS_ONE_KB if knowledge_bases <= 1 else EXPECTED_ITERATIONS_SEVERAL_KBS
     return max(1, min(seed, max_agent_iteration))
 

@@ -113,4 +113,3 @@ def _regex(value: str) -> str:
 
 
 Regex = Annotated[str, AfterValidator(_regex)]
-

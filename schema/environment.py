@@ -36,6 +36,24 @@ LOG_RETENTION_DAYS = (
 )
 
 
+# The first Lambda Web Adapter layer that overwrites a client-sent `x-amzn-request-context` header:
+# v0.7.2 (PR 286 turned `append` into `insert` in src/lib.rs). Up to v0.5.1 the adapter did not set the
+# header at all and v0.6.0-v0.7.1 appended its own copy after the client's, so a caller could forge
+# its identity. The adapter's README history maps v0.7.1 to layer 17 and v0.7.2 to layer 18
+# (awslabs/aws-lambda-web-adapter; docs/facts-and-decisions.md, ledger).
+MIN_WEB_ADAPTER_LAYER_VERSION = 18
+
+
+def _web_adapter_layer(value: int) -> int:
+    if value < MIN_WEB_ADAPTER_LAYER_VERSION:
+        raise ValueError(
+            f"layer version {value} is older than {MIN_WEB_ADAPTER_LAYER_VERSION} (Lambda Web Adapter v0.7.2), the "
+            "first that overwrites a client-sent x-amzn-request-context header; with an older layer a caller "
+            f"can forge its identity. Use {MIN_WEB_ADAPTER_LAYER_VERSION} or later (26 = v1.0.0-rc1)"
+        )
+    return value
+
+
 def _retention(value: int) -> int:
     if value not in LOG_RETENTION_DAYS:
         raise ValueError(
@@ -101,11 +119,12 @@ class EndpointSettings(StrictModel):
         description="Per-request deadline: the stream ends with an `error` event code `deadline`. "
         "Default: timeout_seconds - 10.",
     )
-    web_adapter_layer_version: int = Field(
+    web_adapter_layer_version: Annotated[int, AfterValidator(_web_adapter_layer)] = Field(
         26,
-        ge=1,
         description="Version of the Lambda Web Adapter layer "
-        "(arn:aws:lambda:<region>:753240598075:layer:LambdaAdapterLayerArm64:<version>).",
+        "(arn:aws:lambda:<region>:753240598075:layer:LambdaAdapterLayerArm64:<version>); at least "
+        f"{MIN_WEB_ADAPTER_LAYER_VERSION} (v0.7.2), the first that overwrites a client-sent "
+        "x-amzn-request-context header (docs/security.md).",
     )
     max_body_bytes: int = Field(65536, ge=1024, le=1048576, description="Largest request body accepted (413 above it).")
 
@@ -125,7 +144,7 @@ class EndpointSettings(StrictModel):
 
 
 class Pricing(StrictModel):
-    """Prices behind the endpoint's EstimatedCostUSD metric (seed 000, us-east-1 list prices)."""
+    """Prices behind the endpoint's EstimatedCostUSD metric (us-east-1 list prices; docs/facts-and-decisions.md)."""
 
     agentic_per_1000_usd: float = Field(
         4.0, ge=0, description="Managed planner: USD per 1,000 AgenticRetrieveStream calls."

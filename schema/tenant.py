@@ -14,7 +14,7 @@ from schema.common import IAM_PRINCIPAL_PATTERN, NonBlank, StrictModel, unique
 from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
 
-# AgenticRetrieveStream accepts at most 5 retrievers per request (FACTS.md).
+# AgenticRetrieveStream accepts at most 5 retrievers per request (docs/facts-and-decisions.md).
 MAX_KNOWLEDGE_BASES = 5
 # The service's maximum maxAgentIteration is not documented; 10 bounds the cost of one request.
 MAX_AGENT_ITERATION_CAP = 10
@@ -45,7 +45,7 @@ class Retrieval(StrictModel):
         3,
         ge=0,
         le=MAX_AGENT_ITERATION_CAP,
-        description="Default per request and the cap a request may not exceed (seed 000: 3 for "
+        description="Default per request and the cap a request may not exceed (AWS guidance: 3 for "
         "one knowledge base, 4-5 for several).",
     )
     max_results: int = Field(10, ge=1, le=100, description="Default and cap of results per knowledge base.")
@@ -60,7 +60,7 @@ class Routing(StrictModel):
     default_mode: Literal["agentic", "auto", "retrieve"] = Field(
         "agentic",
         description="Mode of requests that name none. `auto` routes short, single-intent questions to "
-        "Retrieve (seed 000: lowest cost and latency) and the rest to agentic retrieval.",
+        "Retrieve (lowest cost and latency) and the rest to agentic retrieval.",
     )
     rrf_k: int = Field(
         60, ge=1, le=1000, description="Reciprocal Rank Fusion constant for fusing knowledge bases in `retrieve`."
@@ -98,6 +98,17 @@ class Invoker(StrictModel):
         description="IAM role or user ARN allowed to call the endpoint."
     )
     trusted: bool = Field(False, description="May pass an end user's id for document ACLs (user_context: trusted).")
+    user_id_from_session_name: bool = Field(
+        False,
+        description="Use this role's session name as the end user's id for document ACLs when it passes none "
+        "(user_context: caller or trusted). Set it only if the role's trust policy pins the session name, e.g. "
+        '`"StringEquals": {"sts:RoleSessionName": "${aws:username}"}`: otherwise whoever assumes the role names '
+        "any user (docs/security.md).",
+    )
+
+    @property
+    def is_role(self) -> bool:
+        return ":role/" in self.arn
 
 
 _GUARDRAIL_UNSET = "<unset>"
@@ -131,7 +142,8 @@ class Tenant(StrictModel):
     invokers: list[Invoker] = Field(default_factory=list, description="Who may call the endpoint.")
     user_context: Literal["none", "caller", "trusted"] = Field(
         "none",
-        description="none: no document ACLs; caller: the caller's identity; trusted: a userId from a trusted invoker.",
+        description="none: no document ACLs; caller: the caller's IAM user name, or its session name for invokers "
+        "with user_id_from_session_name; trusted: also a userId from a trusted invoker. Other callers are refused.",
     )
     reserved_concurrency: int | None = Field(
         None, ge=1, le=1000, description="Reserved concurrency of the endpoint function; default none."
@@ -155,7 +167,24 @@ class Tenant(StrictModel):
                 "an invoker is trusted: true but user_context is "
                 f"'{self.user_context}'; set user_context: trusted or remove trusted"
             )
+        self._check_session_name_invokers()
         return self
+
+    def _check_session_name_invokers(self) -> None:
+        """Session names are user ids only where the tenant says so, for roles, with ACLs in use."""
+        for index, invoker in enumerate(self.invokers):
+            field = f"invokers[{index}].user_id_from_session_name"
+            if invoker.user_id_from_session_name and self.user_context == "none":
+                raise ValueError(f"{field} is only used with user_context caller or trusted; remove it")
+            if invoker.user_id_from_session_name and not invoker.is_role:
+                raise ValueError(f"{field}: '{invoker.arn}' is not a role; only assumed roles have session names")
+        vouched = [i for i in self.invokers if i.user_id_from_session_name or not i.is_role]
+        if self.user_context == "caller" and not vouched:
+            raise ValueError(
+                "user_context: caller needs an invoker whose identity the endpoint can vouch for: an IAM user, "
+                "or a role with user_id_from_session_name: true whose trust policy pins sts:RoleSessionName "
+                "(docs/security.md); otherwise every request is refused (403 user_identity_unverified)"
+            )
 
     @property
     def has_guardrail(self) -> bool:

@@ -16,6 +16,8 @@ from typing import Any
 from lambdas.endpoint.settings import Retriever, TenantSettings
 
 DEFAULT_CALLER = "arn:aws:sts::123456789012:assumed-role/acme-app/alice"
+# Like config/tenants/acme.yaml: acme-app's trust policy pins its session names, so they are user ids.
+ACME_APP_ROLE = "arn:aws:iam::123456789012:role/acme-app"
 CORPUS_DESCRIPTIONS = {
     "docs": "Public product documentation and API reference.",
     "tickets": "Closed customer support tickets and runbooks.",
@@ -32,6 +34,7 @@ def tenant_settings(aliases: tuple[str, ...] = ("docs", "tickets"), **overrides:
         tenant="acme",
         environment="test",
         retrievers=[Retriever(alias, kb_id_for(alias), CORPUS_DESCRIPTIONS[alias]) for alias in aliases],
+        session_name_callers=[ACME_APP_ROLE],
     )
     return replace(settings, **overrides)
 

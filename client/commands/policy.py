@@ -14,25 +14,32 @@ import click
 
 from client.options import config_option, env_option, load_or_exit
 
-# Why `caller` is only as strong as the invokers' trust policies (docs/security.md, "Identity for
-# document ACLs"): the user id is the session name, which whoever calls sts:AssumeRole chooses.
+# Why a session name is only a user id where the tenant vouches for it (docs/security.md, "Identity
+# for document ACLs"): whoever calls sts:AssumeRole chooses it unless the role's trust policy pins it.
 SESSION_NAME_NOTE = (
-    "the userId sent to Bedrock is the caller's role session name (or IAM user name). Whoever calls "
-    "sts:AssumeRole chooses the session name, so a caller can claim any end user's identity for document "
-    "ACLs unless each invoker role's trust policy pins it (condition sts:RoleSessionName, e.g. "
-    "${aws:username}: https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html"
+    "the userId sent to Bedrock is the session name of the roles listed under session_name_roles. Whoever "
+    "calls sts:AssumeRole chooses the session name, so each of these roles' trust policies must pin it "
+    "(condition sts:RoleSessionName, e.g. ${aws:username}: "
+    "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html"
     "#ck_rolesessionname). The function URL request context carries no source identity, so "
     "sts:SourceIdentity alone does not help. See docs/security.md."
+)
+REFUSED_NOTE = (
+    "any other role caller without a vouched identity is refused (403 user_identity_unverified); IAM users "
+    "are identified by their user name"
 )
 
 
 def user_context_review(tenant) -> dict:
-    """The tenant's user_context, with the session-name caveat wherever a caller's own name is used."""
+    """The tenant's user_context: whose session names become user ids (with the trust-policy caveat)."""
     review: dict = {"mode": tenant.user_context}
-    if tenant.user_context == "caller":
-        review["note"] = SESSION_NAME_NOTE
-    elif tenant.user_context == "trusted":
-        review["note"] = "callers that are not trusted fall back to their own name as in 'caller': " + SESSION_NAME_NOTE
+    if tenant.user_context == "none":
+        return review
+    session_roles = [invoker.arn for invoker in tenant.invokers if invoker.user_id_from_session_name]
+    if tenant.user_context == "trusted":
+        review["trusted_callers"] = [invoker.arn for invoker in tenant.invokers if invoker.trusted]
+    review["session_name_roles"] = session_roles
+    review["note"] = (SESSION_NAME_NOTE + " " if session_roles else "") + REFUSED_NOTE
     return review
 
 

@@ -2,7 +2,7 @@
 
 Labels name documents (a path relative to the knowledge base, prefixed with its alias:
 `docs/billing.md`) or quote text spans that must appear in a result, never chunk ids: re-chunking
-changes chunk ids and counts, and would silently invalidate the labels (seed 004).
+changes chunk ids and counts, and would silently invalidate the labels.
 
     {"id": "billing-1", "question": "...", "type": "single", "hops": 1,
      "documents": ["docs/billing.md", ["docs/plans.md", "docs/pricing.md"]],

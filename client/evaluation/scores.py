@@ -1,4 +1,4 @@
-"""Layered retrieval metrics over the ranking of distinct documents in a result (seed 004).
+"""Layered retrieval metrics over the ranking of distinct documents in a result.
 
 The ranking is the order in which distinct documents first appear in the `result` event (several
 chunks of one document count once, at the rank of the first). A gold document matches a ranked

@@ -2,15 +2,19 @@
 
 Callers program against the codes (docs/endpoint.md has the table), so they never change meaning.
 Upstream failures are mapped here once, for both places: `api_error_for` (nothing sent yet) and
-`error_event_for` (the stream has started). No message ever carries a stack trace.
+`error_event_for` (the stream has started). No message ever carries a stack trace, an ARN or an
+account id (redaction.py): Bedrock's own text goes to the logs as `detail`, the caller gets the
+code, the denied action and the knowledge base's alias.
 """
 
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from lambdas.endpoint.events import ErrorEvent
+from lambdas.endpoint.redaction import redact
 
 
 @dataclass
@@ -21,20 +25,22 @@ class ApiError(Exception):
     code: str
     message: str
     headers: dict[str, str] = field(default_factory=dict)
+    detail: str = ""  # for the logs only (e.g. Bedrock's own message, ARNs included); never sent
 
     def __str__(self) -> str:
         return f"{self.status} {self.code}: {self.message}"
 
     def body(self) -> dict[str, dict[str, str]]:
-        return {"error": {"code": self.code, "message": self.message}}
+        return {"error": {"code": self.code, "message": redact(self.message)}}
 
 
 @dataclass(frozen=True)
 class UpstreamFailure:
     status: int
     code: str
-    message: str
+    message: str  # for the caller: no ARN, no account id
     retryable: bool
+    detail: str = ""  # Bedrock's own message, for the logs
 
 
 # botocore error codes: initial-call exceptions are PascalCase, in-stream members camelCase.
@@ -98,23 +104,26 @@ def upstream_message_of(error: BaseException) -> str:
     return message if isinstance(message, str) else ""
 
 
-def access_denied_message(upstream_message: str) -> str:
-    """The denied action (and resource) Bedrock named, first; the generic hint when it named none."""
+def access_denied_message(upstream_message: str, alias_of: Mapping[str, str] | None = None) -> str:
+    """The denied action (and which resource) Bedrock named, first; the generic hint when it named none.
+
+    The resource is named by the tenant's alias for a knowledge base, by its kind otherwise: the ARN
+    (and the account id in it) stays in the logs."""
     match = _DENIED.search(upstream_message)
     if match is None:
         return _PERMISSION_HINT
     action, resource = match["action"], match["resource"]
-    where = f" on {resource.rstrip('.')}" if resource else ""
+    where = f" on {redact(resource.rstrip('.'), alias_of)}" if resource else ""
     return f"the endpoint's role is not allowed {action}{where}; grant it in the endpoint role's policy"
 
 
-def classify(error: BaseException) -> UpstreamFailure:
-    """What an exception from the upstream call or stream means for the caller."""
+def classify(error: BaseException, alias_of: Mapping[str, str] | None = None) -> UpstreamFailure:
+    """What an exception from the upstream call or stream means for the caller (and for the logs)."""
     code = error_code_of(error)
     if code is not None:
-        failure = _UPSTREAM.get(code, _UNKNOWN_UPSTREAM)
+        failure = replace(_UPSTREAM.get(code, _UNKNOWN_UPSTREAM), detail=upstream_message_of(error))
         if code == "accessdeniedexception":  # PascalCase before the stream, camelCase inside it
-            return replace(failure, message=access_denied_message(upstream_message_of(error)))
+            return replace(failure, message=access_denied_message(failure.detail, alias_of))
         return failure
     # Imported here: only failing requests pay for botocore's exception module lookups.
     from botocore.exceptions import ConnectionError as BotoConnectionError
@@ -122,9 +131,9 @@ def classify(error: BaseException) -> UpstreamFailure:
     from urllib3.exceptions import HTTPError as Urllib3Error
 
     if is_connection_failure(error) or isinstance(error, BotoConnectionError | ReadTimeoutError):
-        return _UNREACHABLE
+        return replace(_UNREACHABLE, detail=str(error))
     if isinstance(error, HTTPClientError | Urllib3Error | OSError):
-        return _BROKEN
+        return replace(_BROKEN, detail=str(error))
     return _INTERNAL
 
 
@@ -140,12 +149,14 @@ def is_retryable_before_first_byte(error: BaseException) -> bool:
     return error_code_of(error) in RETRYABLE_BEFORE_FIRST_BYTE or is_connection_failure(error)
 
 
-def api_error_for(error: BaseException, retry_after_seconds: int) -> ApiError:
+def api_error_for(
+    error: BaseException, retry_after_seconds: int, alias_of: Mapping[str, str] | None = None
+) -> ApiError:
     """`Retry-After` on every answer that retrying later can fix (429 throttled, 503 unreachable
     or unavailable): the client's retry waits at least as long as the endpoint's own did."""
-    failure = classify(error)
+    failure = classify(error, alias_of)
     headers = {"Retry-After": str(retry_after_seconds)} if failure.retryable and failure.status in (429, 503) else {}
-    return ApiError(failure.status, failure.code, failure.message, headers)
+    return ApiError(failure.status, failure.code, failure.message, headers, detail=failure.detail)
 
 
 # Mid-stream the HTTP status (and Retry-After) is long gone: the message says what happened to the
@@ -159,10 +170,10 @@ _MID_STREAM_MESSAGES = {
 }
 
 
-def error_event_for(error: BaseException) -> ErrorEvent:
-    failure = classify(error)
+def error_event_for(error: BaseException, alias_of: Mapping[str, str] | None = None) -> ErrorEvent:
+    failure = classify(error, alias_of)
     message = _MID_STREAM_MESSAGES.get(failure.code, failure.message)
-    return ErrorEvent(code=failure.code, message=message, retryable=failure.retryable)
+    return ErrorEvent(code=failure.code, message=redact(message, alias_of), retryable=failure.retryable)
 
 
 def deadline_api_error(seconds: float) -> ApiError:

@@ -1,4 +1,4 @@
-"""Reciprocal Rank Fusion of several ranked lists, deduplicated by chunk (seed 004).
+"""Reciprocal Rank Fusion (Cormack, Clarke and Buettcher, SIGIR 2009) of ranked lists, deduplicated by chunk.
 
 Scores of different knowledge bases are not on one scale, so the fused order uses ranks only:
 

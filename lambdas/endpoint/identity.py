@@ -1,21 +1,26 @@
 """Who is calling, and which end-user id (if any) Bedrock may filter documents by.
 
 The caller comes only from the request context the Lambda Web Adapter puts in the
-`x-amzn-request-context` header (the function URL verified the SigV4 signature; the adapter
-overwrites any client-sent copy), never from the body. `userContext.userId` is document
-filtering, not authorization (FACTS.md), so it is only ever an identity this module verified:
+`x-amzn-request-context` header (the function URL verified the SigV4 signature), never from the
+body. The adapter overwrites a client-sent copy only from v0.7.2 (layer 18; older ones appended
+theirs after the client's): the schema refuses older layers, and a request that carries the header
+more than once is refused here (401 `duplicate_request_context`, in every mode), reading the raw
+ASGI header list because Starlette's `Headers.get` returns the first copy — the client's.
+
+`userContext.userId` is document filtering, not authorization (docs/security.md), so it is only
+ever an identity somebody vouches for; a caller never gets a user identity it chose itself:
 
 - `none`: no userContext; a body `userId` is refused (403), because it would be silently ignored.
-- `caller`: the caller's own name (assumed-role session name, IAM user name); a body `userId` is
-  refused (403). The session name is chosen by whoever calls sts:AssumeRole, so this is only an
-  end user's identity when the invoker role's trust policy pins it (`sts:RoleSessionName`;
-  docs/security.md). The function URL request context (`authorizer.iam`: accessKey, accountId,
-  callerId, cognitoIdentity, principalOrgId, userArn, userId) carries no source identity to
-  prefer instead, so the session name is the best identity available here.
-- `trusted`: a caller whose role is in `trusted_callers` (the tenant's front end that
-  authenticates end users) may pass the end user's `userId`; without one, or for any other
-  caller, the caller's own name is used as in `caller`; a body `userId` from an untrusted
-  caller is refused (403).
+- `caller` and `trusted`: the user id is, in this order,
+  1. the body's `userId`, only from an invoker marked `trusted` (a front end that authenticates its
+     end users) and only with `user_context: trusted`; anybody else sending one gets 403;
+  2. an IAM user's name (set by the account's IAM administrators, not by the caller);
+  3. the role session name, only for invokers the tenant lists with `user_id_from_session_name`
+     (their trust policy pins `sts:RoleSessionName`; otherwise whoever calls sts:AssumeRole picks
+     it). The function URL request context (`authorizer.iam`) carries no source identity to use.
+  Anything else (an unlisted role's session name, a federated user's self-chosen name, a trusted
+  front end that sent no `userId`) is refused with 403 `user_identity_unverified`: for a tenant
+  whose documents carry ACLs, no identity means no request, never a guessed one.
 
 Local mode (`AKB_LOCAL_MODE=1`, set only by `akb local` and tests) accepts a missing header and
 uses `AKB_LOCAL_CALLER_ARN` as the caller; a request may still send its own header to act as
@@ -28,7 +33,7 @@ from __future__ import annotations
 
 import json
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from lambdas.endpoint.api_errors import ApiError
@@ -63,8 +68,9 @@ class Caller:
     arn: str  # as the request context gives it
     account_id: str
     principal: str  # assumed-role ARNs normalized to their role ARN: what trusted_callers lists
-    name: str | None  # session name or user name: the user id `caller` mode passes
+    name: str | None  # session name or user name
     request_id: str | None = None  # the Lambda request id, when the adapter provided one
+    kind: str = ""  # assumed-role | user | federated-user | role | root ...: who chose `name`
 
 
 def normalize_principal(arn: str) -> str:
@@ -93,7 +99,7 @@ def caller_from_arn(arn: str, request_id: str | None = None) -> Caller:
         name = rest.rsplit("/", 1)[-1] or None
         if kind == "assumed-role" and "/" not in rest:
             name = None  # an assumed role without a session name: nobody to name
-    return Caller(arn, match.group("account"), normalize_principal(arn), name, request_id)
+    return Caller(arn, match.group("account"), normalize_principal(arn), name, request_id, kind)
 
 
 def parse_context(raw: str) -> tuple[str | None, str | None]:
@@ -111,9 +117,38 @@ def parse_context(raw: str) -> tuple[str | None, str | None]:
     return (arn if isinstance(arn, str) and arn else None), request_id
 
 
+def context_header_values(raw_headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
+    """Every `x-amzn-request-context` value of a request, from the ASGI scope's raw header list."""
+    name = CONTEXT_HEADER.encode()
+    return [value.decode("latin-1") for key, value in raw_headers if key.lower() == name]
+
+
+def single_context_header(raw_headers: Iterable[tuple[bytes, bytes]]) -> str | None:
+    """The request context header, or ApiError 401 when a request carries it more than once."""
+    values = context_header_values(raw_headers)
+    if len(values) > 1:
+        raise ApiError(
+            401,
+            "duplicate_request_context",
+            f"the request carries {CONTEXT_HEADER} {len(values)} times; it is set by the Lambda Web Adapter "
+            "from the verified caller and a client must not send it",
+        )
+    return values[0] if values else None
+
+
+def caller_from_raw_headers(
+    raw_headers: Iterable[tuple[bytes, bytes]], local_mode: bool, local_caller_arn: str | None = None
+) -> Caller:
+    """The verified caller of a request (ASGI raw headers), or ApiError 401."""
+    return caller_from_context(single_context_header(raw_headers), local_mode, local_caller_arn)
+
+
 def caller_from_headers(headers: Mapping[str, str], local_mode: bool, local_caller_arn: str | None = None) -> Caller:
-    """The verified caller of a request, or ApiError 401."""
-    raw = headers.get(CONTEXT_HEADER)
+    """The verified caller from a plain mapping (one value per name: tests and tools), or ApiError 401."""
+    return caller_from_context(headers.get(CONTEXT_HEADER), local_mode, local_caller_arn)
+
+
+def caller_from_context(raw: str | None, local_mode: bool, local_caller_arn: str | None = None) -> Caller:
     arn, request_id = parse_context(raw) if raw else (None, None)
     if arn is None and local_mode and raw is None:
         arn = local_caller_arn or LOCAL_DEFAULT_CALLER
@@ -126,8 +161,18 @@ def caller_from_headers(headers: Mapping[str, str], local_mode: bool, local_call
     return caller_from_arn(arn, request_id)
 
 
+def _role_name(principal: str) -> str:
+    """`arn:aws:iam::A:role/R` -> `role 'R'`: names the caller in a message without its account id."""
+    kind, _, rest = principal.rsplit(":", 1)[-1].partition("/")
+    return f"{kind} '{rest.rsplit('/', 1)[-1]}'" if rest else "this caller"
+
+
 def resolve_user_id(
-    user_context: str, caller: Caller, requested: str | None, trusted_callers: list[str] | tuple[str, ...]
+    user_context: str,
+    caller: Caller,
+    requested: str | None,
+    trusted_callers: Iterable[str],
+    session_name_callers: Iterable[str] = (),
 ) -> str | None:
     """The userContext.userId to send upstream (None: send no userContext), or ApiError 403."""
     if user_context == "none":
@@ -139,19 +184,34 @@ def resolve_user_id(
             )
         return None
     trusted = {normalize_principal(arn) for arn in trusted_callers}
+    is_trusted = user_context == "trusted" and caller.principal in trusted
     if requested is not None:
-        if user_context == "trusted" and caller.principal in trusted:
+        if is_trusted:
             return requested
         reason = (
             "this tenant uses the caller's own identity (user_context: caller)"
             if user_context == "caller"
-            else f"'{caller.principal}' is not one of this tenant's trusted callers"
+            else f"{_role_name(caller.principal)} is not one of this tenant's trusted callers"
         )
         raise ApiError(403, "user_id_not_allowed", f"{reason}; remove 'userId'")
     if caller.name is None:
         raise ApiError(
             403,
             "user_id_unavailable",
-            f"cannot derive a user id from the caller '{caller.arn}' (user_context: {user_context})",
+            f"the caller has no user or session name to use as a user id (user_context: {user_context})",
         )
-    return caller.name
+    if caller.kind == "user":  # an IAM user's name is set by IAM administrators, not by the caller
+        return caller.name
+    if caller.kind == "assumed-role" and caller.principal in {normalize_principal(a) for a in session_name_callers}:
+        return caller.name  # the tenant vouches: this role's trust policy pins sts:RoleSessionName
+    raise ApiError(403, "user_identity_unverified", _unverified_message(caller, is_trusted))
+
+
+def _unverified_message(caller: Caller, is_trusted: bool) -> str:
+    if is_trusted:
+        return "this tenant's documents carry ACLs and a trusted caller must pass the end user's 'userId'"
+    return (
+        f"this tenant's documents carry ACLs and nobody vouches for the identity of {_role_name(caller.principal)}: "
+        "its session name is chosen by whoever assumes the role. The tenant can list the role as an invoker "
+        "with user_id_from_session_name: true once its trust policy pins sts:RoleSessionName (docs/security.md)"
+    )

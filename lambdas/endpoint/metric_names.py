@@ -23,7 +23,7 @@ DEADLINE_STOPS = "DeadlineStops"
 GUARDRAIL_INTERVENTIONS = "GuardrailInterventions"
 ESTIMATED_COST_USD = "EstimatedCostUSD"
 
-# Amazon Bedrock's own knowledge-base metrics (per account and region; FACTS.md, CloudWatch).
+# Amazon Bedrock's own knowledge-base metrics (per account and region; docs/facts-and-decisions.md, CloudWatch).
 BEDROCK_KB_NAMESPACE = "AWS/Bedrock/KnowledgeBases"
 BEDROCK_OPERATION_DIMENSION = "Operation"
 BEDROCK_OPERATIONS = ("AgenticRetrieveStream", "Retrieve")

@@ -55,11 +55,14 @@ class Service:
         self.alias_of = {r.knowledge_base_id: r.alias for r in self.settings.retrievers}
 
 
-def correlation_id(headers: Any) -> str:
-    """The Lambda request id from the verified context, else the caller's X-Request-Id, else a new one."""
-    raw = headers.get(identity.CONTEXT_HEADER)
-    request_id = identity.parse_context(raw)[1] if raw else None
-    given = headers.get(REQUEST_ID_HEADER, "")
+def correlation_id(request: Request) -> str:
+    """The Lambda request id from the verified context, else the caller's X-Request-Id, else a new one.
+
+    A request carrying the context header more than once is refused by identity.py; until then its
+    (untrusted) context names no request id."""
+    contexts = identity.context_header_values(request.scope.get("headers", []))
+    request_id = identity.parse_context(contexts[0])[1] if len(contexts) == 1 else None
+    given = request.headers.get(REQUEST_ID_HEADER, "")
     if not request_id and given and len(given) <= _MAX_REQUEST_ID_CHARS and given.isprintable():
         request_id = given
     return request_id or str(uuid.uuid4())
@@ -221,9 +224,11 @@ class QueryRun:
                 yield encoder.encode(item.event)
                 item = await relay.next()
             failure: ErrorEvent | None = None
+            upstream_detail = None
             if item.kind == "error":
                 assert item.error is not None
-                failure = errors.error_event_for(item.error)
+                failure = errors.error_event_for(item.error, self.service.alias_of)
+                upstream_detail = errors.classify(item.error).detail  # Bedrock's text, ARNs included: logs only
                 if failure.code == "internal":
                     self.log.exception("stream failed", item.error)
             elif item.kind == "deadline":
@@ -232,7 +237,9 @@ class QueryRun:
             if failure is not None:
                 stop_reason = "deadline" if failure.code == "deadline" else "error"
                 error_code = failure.code
-                self.log.warning(lf.EVENT_ERROR, **{lf.EVENT: lf.EVENT_ERROR, lf.ERROR_CODE: failure.code})
+                self.log.warning(
+                    lf.EVENT_ERROR, **{lf.EVENT: lf.EVENT_ERROR, lf.ERROR_CODE: failure.code}, detail=upstream_detail
+                )
                 yield encoder.encode(failure)
             elif self.stats.sources_failed:
                 stop_reason = "partial"  # the stream ended, but some sources failed on the way
@@ -301,7 +308,7 @@ def _rejected(service: Service, log: RequestLog, cid: str, started: float, error
         lf.EVENT_ERROR,
         **{lf.EVENT: lf.EVENT_ERROR, lf.ERROR_CODE: error.code},
         status=error.status,
-        detail=error.message,
+        detail=error.detail or error.message,  # the logs keep the full text (ARNs included); the body never does
     )
     # The same stop reason a stream reports when its deadline passes (`deadline`, not `error`).
     stop_reason = "deadline" if error.code == "deadline" else "error"
@@ -323,17 +330,22 @@ def _rejected(service: Service, log: RequestLog, cid: str, started: float, error
 async def handle_query(service: Service, request: Request) -> Response:
     started = time.monotonic()
     settings = service.settings
-    cid = correlation_id(request.headers)
+    cid = correlation_id(request)
     log = RequestLog(cid, settings.tenant)
     try:
-        caller = identity.caller_from_headers(request.headers, service.local_mode, service.local_caller_arn)
+        # Raw ASGI headers: a repeated x-amzn-request-context is refused, never resolved to its first copy.
+        caller = identity.caller_from_raw_headers(
+            request.scope["headers"], service.local_mode, service.local_caller_arn
+        )
         log.bind(**{lf.CALLER: caller.arn})
         check_content_type(request.headers.get("content-type"))
         body = await _read_body(request, settings.max_body_bytes, service.body_timeout_seconds)
         if body is None:
             return _abandoned(log, started)
         query = parse_query(body, settings, modes.MODES)
-        user_id = identity.resolve_user_id(settings.user_context, caller, query.user_id, settings.trusted_callers)
+        user_id = identity.resolve_user_id(
+            settings.user_context, caller, query.user_id, settings.trusted_callers, settings.session_name_callers
+        )
     except errors.ApiError as error:
         return _rejected(service, log, cid, started, error)
     log.info(
@@ -363,7 +375,7 @@ async def handle_query(service: Service, request: Request) -> Response:
         else:
             assert first.error is not None
             attempts = max(relay.attempts, relay.policy.attempts)
-            error = errors.api_error_for(first.error, service.backoff.retry_after_seconds(attempts))
+            error = errors.api_error_for(first.error, service.backoff.retry_after_seconds(attempts), service.alias_of)
             if error.code == "internal":
                 log.exception("upstream call failed", first.error)
         return _rejected(service, log, cid, started, error)

@@ -2,7 +2,7 @@
 
 boto3's event stream blocks while it waits for the next event, so it is read on a worker thread
 (one per request) and every event is handed to the loop through an asyncio queue the moment it
-exists (FACTS.md: an async generator that iterated it directly would stall the loop and deliver
+exists (an async generator that iterated it directly would stall the loop and deliver
 everything at the end). The worker also opens the stream, with retries (retry.py), so the first
 event marks the point after which nothing is retried. `cancel()` closes the upstream from the
 loop's thread at once — a client that went away, or the deadline — also while the call is still

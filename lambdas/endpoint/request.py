@@ -23,7 +23,7 @@ from lambdas.endpoint.api_errors import ApiError
 from lambdas.endpoint.filters import FilterError, validate_filter
 from lambdas.endpoint.settings import TenantSettings
 
-MAX_TEXT_CHARS = 10_000  # FACTS.md: query text is at most 10,000 characters
+MAX_TEXT_CHARS = 10_000  # query text is at most 10,000 characters (docs/facts-and-decisions.md)
 MAX_MESSAGES = 50
 MAX_KNOWLEDGE_BASES = 5  # AgenticRetrieveStream takes at most 5 retrievers
 MAX_USER_ID_CHARS = 256

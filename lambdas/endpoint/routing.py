@@ -1,8 +1,9 @@
 """The `auto` mode's router: a transparent rule list that sends a question to `retrieve` or `agentic`.
 
-Seed 000: Retrieve suits short, well-bounded questions (one similarity search, lowest cost and
+Retrieve suits short, well-bounded questions (one similarity search, lowest cost and
 latency); AgenticRetrieveStream suits multi-part, comparative, exploratory or multi-source ones
-(on MuSiQue it gained ~20 recall points on multi-hop questions and under 5 on single-hop). The
+(on MuSiQue it gained ~20 recall points on multi-hop questions and under 5 on single-hop; sources
+in docs/facts-and-decisions.md). The
 router looks only at the question's surface — length, intents, comparison, time-range and
 exploratory cues, knowledge bases searched — so every decision can be explained in one line and
 reproduced by reading docs/routing.md. Any cue that fires sends the question to `agentic`; a

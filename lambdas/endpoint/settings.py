@@ -58,6 +58,8 @@ class TenantSettings:
     generate_response: bool = True
     user_context: str = "none"  # none | caller | trusted
     trusted_callers: list[str] = field(default_factory=list)
+    # Roles whose session name the tenant vouches for as the end user's id (identity.py).
+    session_name_callers: list[str] = field(default_factory=list)
     deadline_seconds: int = 290
     max_body_bytes: int = 65536
     agentic_price_per_1000_usd: float = 4.0

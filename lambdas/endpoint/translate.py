@@ -23,6 +23,7 @@ from lambdas.endpoint.events import (
     TextEvent,
     TraceEvent,
 )
+from lambdas.endpoint.redaction import redact
 
 # Metadata keys Bedrock puts on results; the first present one identifies the source document.
 DOCUMENT_ID_KEYS = ("x-amz-bedrock-kb-document-id", "x-amz-bedrock-kb-source-uri")
@@ -88,6 +89,9 @@ class Translator:
 
     def _elapsed_ms(self) -> int:
         return int((time.monotonic() - self.started_at) * 1000)
+
+    def _redacted(self, message: Any) -> Any:
+        return redact(message, self.alias_of) if isinstance(message, str) else message
 
     def translate(self, upstream: Mapping[str, Any]) -> list[Event]:
         if self.stats.first_event_at is None:
@@ -160,11 +164,16 @@ class Translator:
             step=step,
             status=status,
             elapsedMs=self._elapsed_ms(),
-            message=attributes.get("message"),
+            message=self._redacted(attributes.get("message")),
             subQueries=sub_queries,
             retrievedCount=len(attributes.get("retrievalResponse") or []),
             documents=documents,
-            failures=[str(f.get("message", "")) for f in attributes.get("failures") or [] if isinstance(f, dict)],
+            # Bedrock's failure texts can name ARNs and the account: callers get them redacted.
+            failures=[
+                redact(str(f.get("message", "")), self.alias_of)
+                for f in attributes.get("failures") or []
+                if isinstance(f, dict)
+            ],
             guardrail=warnings,
         )
 

@@ -21,7 +21,7 @@ from local.emulator.index import Hit, KnowledgeBaseIndex
 from local.emulator.planner import decompose, new_entities, route, wants_full_documents
 from local.emulator.text import counted, passages_about
 
-DEFAULT_MAX_AGENT_ITERATION = 3  # UNVERIFIED: the service's default; seed 000 suggests 3 for one KB
+DEFAULT_MAX_AGENT_ITERATION = 3  # UNVERIFIED: the service's default; AWS suggests 3 for one KB (ledger)
 DEFAULT_MAX_RESULTS = 10  # UNVERIFIED: the service's default maxNumberOfResults
 HARD_ITERATION_CAP = 20  # the emulator's own safety net; leads run out long before this
 EXPANDED_DOCUMENTS = 2

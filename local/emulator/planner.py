@@ -1,6 +1,6 @@
 """The deterministic planner's decisions: split, route, expand, and what counts as a new lead.
 
-A rule-based imitation of the managed planner's observable behaviour (seed 000): multi-intent and
+A rule-based imitation of the managed planner's observable behaviour (docs/facts-and-decisions.md): multi-intent and
 comparative questions become one sub-query per intent, each routed to the knowledge bases whose
 description it overlaps, summarise/enumerate questions read whole documents, and new entities in
 the evidence trigger another hop. It makes no claim to the service's quality; its job is to make

@@ -17,8 +17,8 @@ from typing import Any
 from local.emulator.filter_match import validate_filter
 from local.emulator.service_errors import ServiceError
 
-MAX_RETRIEVERS = 5  # FACTS.md: up to 5 retrievers per request
-MAX_QUERY_CHARS = 10_000  # FACTS.md: kb-managed-quotas, query text 10,000 characters
+MAX_RETRIEVERS = 5  # up to 5 retrievers per request (docs/facts-and-decisions.md)
+MAX_QUERY_CHARS = 10_000  # query text 10,000 characters (docs/facts-and-decisions.md)
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "structure": (dict,),
     "list": (list,),

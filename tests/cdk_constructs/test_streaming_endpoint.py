@@ -166,9 +166,11 @@ def test_invoke_managed_policy_and_outputs(synthesized, tenant):
     template = _tenant(synthesized, tenant)
     _, policy = _one(template, "AWS::IAM::ManagedPolicy")
     assert policy["ManagedPolicyName"] == f"akb-dev-{tenant}-invoke"
-    assert {s["Action"] for s in policy["PolicyDocument"]["Statement"]} == {
-        "lambda:InvokeFunctionUrl",
-        "lambda:InvokeFunction",
+    # Issue 14 item 3: InvokeFunction only via the URL, so this grant cannot invoke the function directly
+    # with a forged function-URL event naming another caller.
+    assert {s["Action"]: s["Condition"] for s in policy["PolicyDocument"]["Statement"]} == {
+        "lambda:InvokeFunctionUrl": {"StringEquals": {"lambda:FunctionUrlAuthType": "AWS_IAM"}},
+        "lambda:InvokeFunction": {"Bool": {"lambda:InvokedViaFunctionUrl": "true"}},
     }
     parameters = {r["Properties"]["Name"] for r in template["Resources"].values() if r["Type"] == "AWS::SSM::Parameter"}
     assert {f"/akb/dev/{tenant}/endpoint/url", f"/akb/dev/{tenant}/endpoint/function-name"} <= parameters

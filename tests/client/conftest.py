@@ -7,6 +7,7 @@ from typing import Any
 
 import pytest
 
+from tests.client.aws_stubs import Stubs
 from tests.client.local_endpoint import Faults
 
 
@@ -26,3 +27,11 @@ def deadline_endpoint(emulator) -> Iterator[Any]:
 
     with start_endpoint(emulator, tenant_settings(deadline_seconds=1)) as handle:
         yield handle
+
+
+@pytest.fixture
+def stubs() -> Iterator[Stubs]:
+    """Real boto3 clients answered by botocore's Stubber, created per service on first use."""
+    made = Stubs()
+    yield made
+    made.close()

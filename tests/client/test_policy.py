@@ -82,13 +82,25 @@ def test_knowledge_base_roles_read_only_their_own_sources():
 def test_caller_user_context_carries_the_session_name_caveat():
     review = json.loads(_run("--env", "dev", "--tenant", "acme").output)
     assert review["user_context"]["mode"] == "caller"
+    assert review["user_context"]["session_name_roles"] == ["arn:aws:iam::123456789012:role/acme-app"]
     note = review["user_context"]["note"]
-    assert "session name" in note and "sts:RoleSessionName" in note
+    assert "session name" in note and "sts:RoleSessionName" in note and "user_identity_unverified" in note
     assert "https://docs.aws.amazon.com/IAM/latest/UserGuide/reference_policies_iam-condition-keys.html" in note
 
 
 def test_none_user_context_has_no_caveat(config_copy):  # noqa: F811
-    config_copy.edit("tenants", "acme", lambda tenant: tenant.update(user_context="none"))
+    def no_acls(tenant):
+        tenant.update(user_context="none")
+        tenant["invokers"][0].pop("user_id_from_session_name")
+
+    config_copy.edit("tenants", "acme", no_acls)
     result = _run("--config", str(config_copy.root), "--env", "dev", "--tenant", "acme")
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["user_context"] == {"mode": "none"}
+
+
+def test_trusted_user_context_lists_trusted_callers_and_says_others_are_refused():
+    review = json.loads(_run("--env", "dev", "--tenant", "globex").output)["user_context"]
+    assert review["trusted_callers"] == ["arn:aws:iam::123456789012:role/globex-portal"]
+    assert review["session_name_roles"] == []  # globex-batch's session names are never user ids
+    assert "refused (403 user_identity_unverified)" in review["note"]

@@ -71,7 +71,7 @@ def test_bad_tenant_threshold_is_reported_with_file_and_field(config_copy, chang
     ("knowledge_bases", "cap", "expected"),
     [(1, 5, 3), (1, 2, 2), (2, 3, 3), (2, 5, 4), (5, 10, 4), (1, 0, 1)],
 )
-def test_expected_iterations_follow_seed_000_and_never_exceed_the_cap(knowledge_bases, cap, expected):
+def test_expected_iterations_follow_aws_guidance_and_never_exceed_the_cap(knowledge_bases, cap, expected):
     assert expected_iterations(knowledge_bases, cap) == expected
 
 

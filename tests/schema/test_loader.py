@@ -118,6 +118,24 @@ TENANT_CASES = [
         ["needs at least one invoker with trusted: true"],
     ),
     (
+        "session-name-flag-without-acls",
+        lambda t: t.update(user_context="none"),
+        "",
+        ["invokers[0].user_id_from_session_name is only used with user_context caller or trusted"],
+    ),
+    (
+        "session-name-flag-on-an-iam-user",
+        lambda t: t["invokers"][0].update(arn="arn:aws:iam::123456789012:user/acme-ops"),
+        "",
+        ["invokers[0].user_id_from_session_name", "is not a role"],
+    ),
+    (
+        "caller-mode-with-no-vouched-identity",
+        lambda t: t["invokers"][0].pop("user_id_from_session_name"),
+        "",
+        ["user_context: caller needs an invoker whose identity the endpoint can vouch for", "sts:RoleSessionName"],
+    ),
+    (
         "bad-iteration",
         lambda t: t["retrieval"].update(max_agent_iteration=50),
         "retrieval.max_agent_iteration",
@@ -167,6 +185,12 @@ ENV_CASES = [
     ),
     ("bad-retention", lambda e: e.update(log_retention_days=31), "log_retention_days", ["allowed: 1, 3"]),
     ("bad-removal-policy", lambda e: e.update(removal_policy="delete"), "removal_policy", ["'retain' or 'destroy'"]),
+    (
+        "web-adapter-layer-that-appends-the-request-context",  # issue 14: layers 10-17 let callers forge it
+        lambda e: e["endpoint"].update(web_adapter_layer_version=17),
+        "endpoint.web_adapter_layer_version",
+        ["older than 18", "v0.7.2", "x-amzn-request-context", "forge"],
+    ),
     (
         "deadline-above-timeout",
         lambda e: e["endpoint"].update(deadline_seconds=400),

@@ -1,6 +1,6 @@
 """`mode: agentic` — one AgenticRetrieveStream call; Bedrock plans, retrieves and answers.
 
-Request shapes are botocore's (bedrock-agent-runtime `AgenticRetrieveStream`, FACTS.md).
+Request shapes are botocore's (bedrock-agent-runtime `AgenticRetrieveStream`; docs/facts-and-decisions.md).
 """
 
 from __future__ import annotations
@@ -111,7 +111,8 @@ def excludes_planner_model_cost(settings: TenantSettings) -> bool:
 
 
 def estimated_cost_usd(stats: RunStats, settings: TenantSettings) -> float:
-    """List price (FACTS.md): the managed planner's fee per AgenticRetrieveStream call (not for a
-    CUSTOM planner, see `excludes_planner_model_cost`) + per underlying Retrieve (one per sub-query)."""
+    """List price (docs/facts-and-decisions.md, prices): the managed planner's fee per AgenticRetrieveStream
+    call (not for a CUSTOM planner, see `excludes_planner_model_cost`) + per underlying Retrieve (one per
+    sub-query)."""
     planner_fee = 0.0 if excludes_planner_model_cost(settings) else settings.agentic_price_per_1000_usd / 1000
     return round(planner_fee + settings.retrieve_price_per_1000_usd / 1000 * stats.sub_queries, 6)

@@ -1,7 +1,7 @@
 """`mode: retrieve` — one single-shot Retrieve per selected knowledge base, in parallel, fused with RRF.
 
-Seed 000: Retrieve has no planner — the lowest cost and latency per call — and suits short,
-well-bounded questions. Each knowledge base is searched with the question (the last user
+Retrieve has no planner — the lowest cost and latency per call — and suits short,
+well-bounded questions (docs/facts-and-decisions.md). Each knowledge base is searched with the question (the last user
 message) as is; the ranked lists are fused with Reciprocal Rank Fusion (fusion.py: scores of
 different knowledge bases are not on one scale) and deduplicated by chunk, remembering every
 knowledge base that found a chunk. The stream carries the same event types as agentic mode: one
@@ -153,6 +153,7 @@ class RetrieveUpstream:
         self._request = request
         self._outcomes = outcomes
         self._started_at = translator.started_at
+        self._alias_of = translator.alias_of
         self.stats: RunStats = translator.stats
 
     def __iter__(self) -> Iterator[Event]:
@@ -163,7 +164,7 @@ class RetrieveUpstream:
             if self.stats.first_event_at is None:
                 self.stats.first_event_at = time.monotonic()
             if outcome.error is not None:
-                failure = classify(outcome.error)
+                failure = classify(outcome.error, self._alias_of)  # message without ARNs or account ids
                 yield TraceEvent(
                     step=RETRIEVAL_STEP,
                     status="FAILED",
@@ -225,5 +226,5 @@ def open(
 
 
 def estimated_cost_usd(stats: RunStats, settings: TenantSettings) -> float:
-    """Retrieve's list price per call only: no planner, no generation (seed 000: $1 per 1,000)."""
+    """Retrieve's list price per call only: no planner, no generation (USD 1 per 1,000; docs/facts-and-decisions.md)."""
     return round(settings.retrieve_price_per_1000_usd / 1000 * stats.sub_queries, 6)

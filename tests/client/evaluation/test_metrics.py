@@ -1,4 +1,4 @@
-"""Metric functions against hand-computed examples (seed 004's included)."""
+"""Metric functions against hand-computed examples (the Recall@5 = 2/3 example of docs/evaluation.md included)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,7 @@ def doc(name: str, text: str = "") -> RankedDocument:
 SEED_RANKING = [doc("A"), doc("B"), doc("X"), doc("Y"), doc("Z")]
 
 
-def test_seed_004_example_gold_abc_top5_has_a_and_b():
+def test_worked_example_gold_abc_top5_has_a_and_b():
     judged = judge(["A", "B", "C"], [], SEED_RANKING)
     assert recall_at(judged, 5) == pytest.approx(2 / 3)
     assert precision_at(judged, 5) == pytest.approx(2 / 5)

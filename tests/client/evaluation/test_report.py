@@ -44,7 +44,7 @@ RECORDS = [
     rec("m", "agentic", [1, 2, 4], [True, True, False, True], 0.007),
     rec("u", "agentic", [], [False], 0.005, abstained=True),
     rec("s", "retrieve", [2], [False, True], 0.002),
-    rec("m", "retrieve", [1, 2, None], [True, True, False, False, False], 0.002),  # seed 004's example
+    rec("m", "retrieve", [1, 2, None], [True, True, False, False, False], 0.002),  # docs/evaluation.md's worked example
     rec("u", "retrieve", [], [False, False], 0.002),
     rec("s", "auto", [None], [], None, error="ThrottlingException: slow down"),
     rec("m", "auto", [1, 2, 4], [True, True, False, True], 0.007, routed="agentic"),

@@ -1,4 +1,4 @@
-"""Identity rules (issue 4): who the caller is, and which userId reaches Bedrock."""
+"""Identity rules (issues 4 and 14): who the caller is, and which userId reaches Bedrock."""
 
 from __future__ import annotations
 
@@ -11,6 +11,7 @@ from lambdas.endpoint.identity import (
     LOCAL_DEFAULT_CALLER,
     caller_from_arn,
     caller_from_headers,
+    caller_from_raw_headers,
     local_mode_enabled,
     normalize_principal,
     resolve_user_id,
@@ -21,7 +22,11 @@ from tests.lambdas.endpoint.conftest import sent_bodies
 FRONT_END = "arn:aws:iam::123456789012:role/globex-portal"
 FRONT_END_SESSION = "arn:aws:sts::123456789012:assumed-role/globex-portal/portal-7"
 BATCH_SESSION = "arn:aws:sts::345678901234:assumed-role/globex-batch/nightly"
+BATCH_AS_DANA = "arn:aws:sts::345678901234:assumed-role/globex-batch/dana"  # issue 14: a name it chose
+VOUCHED_ROLE = "arn:aws:iam::123456789012:role/acme-app"  # listed with user_id_from_session_name
+VOUCHED_SESSION = "arn:aws:sts::123456789012:assumed-role/acme-app/alice"
 IAM_USER = "arn:aws:iam::123456789012:user/ops/carol"
+FEDERATED = "arn:aws:sts::123456789012:federated-user/dave"
 QUESTION = {"question": "Who owns the billing service?", "maxAgentIteration": 0}
 
 
@@ -80,18 +85,23 @@ def test_local_mode_defaults_the_caller_but_a_request_may_bring_its_own():
 
 
 # (user_context, caller arn, body userId, expected userId or (status, code))
+UNVERIFIED = (403, "user_identity_unverified")
 RULES = [
     ("none", FRONT_END_SESSION, None, None),
     ("none", FRONT_END_SESSION, "bob", (403, "user_id_not_allowed")),
-    ("caller", FRONT_END_SESSION, None, "portal-7"),
+    ("caller", VOUCHED_SESSION, None, "alice"),
     ("caller", IAM_USER, None, "carol"),
+    ("caller", FRONT_END_SESSION, None, UNVERIFIED),  # a role not vouched for: its session name is not a user
+    ("caller", FEDERATED, None, UNVERIFIED),  # GetFederationToken's name is chosen by the caller
     ("caller", FRONT_END_SESSION, "bob", (403, "user_id_not_allowed")),
     ("caller", "arn:aws:iam::123456789012:root", None, (403, "user_id_unavailable")),
     ("trusted", FRONT_END_SESSION, "bob", "bob"),
-    ("trusted", FRONT_END_SESSION, None, "portal-7"),
+    ("trusted", FRONT_END_SESSION, None, UNVERIFIED),  # the trusted front end must name the end user
     ("trusted", BATCH_SESSION, "bob", (403, "user_id_not_allowed")),
-    ("trusted", BATCH_SESSION, None, "nightly"),
+    ("trusted", BATCH_AS_DANA, None, UNVERIFIED),  # issue 14 item 2: no fallback to a chosen session name
+    ("trusted", VOUCHED_SESSION, None, "alice"),
     ("trusted", IAM_USER, "bob", (403, "user_id_not_allowed")),
+    ("trusted", IAM_USER, None, "carol"),
 ]
 
 
@@ -100,10 +110,11 @@ def test_resolve_user_id_rules(mode, arn, requested, expected):
     caller = caller_from_arn(arn)
     if isinstance(expected, tuple):
         with pytest.raises(ApiError) as raised:
-            resolve_user_id(mode, caller, requested, [FRONT_END])
+            resolve_user_id(mode, caller, requested, [FRONT_END], [VOUCHED_ROLE])
         assert (raised.value.status, raised.value.code) == expected
+        assert "arn:" not in raised.value.message and caller.account_id not in raised.value.message
     else:
-        assert resolve_user_id(mode, caller, requested, [FRONT_END]) == expected
+        assert resolve_user_id(mode, caller, requested, [FRONT_END], [VOUCHED_ROLE]) == expected
 
 
 def test_trusted_callers_listed_with_a_role_path_still_match():
@@ -113,7 +124,8 @@ def test_trusted_callers_listed_with_a_role_path_still_match():
 
 @pytest.mark.parametrize(("mode", "arn", "requested", "expected"), RULES)
 def test_the_user_id_bedrock_receives_follows_the_rules(app_client, emulator, mode, arn, requested, expected):
-    client = app_client(tenant_settings(user_context=mode, trusted_callers=[FRONT_END]), local_mode=False)
+    settings = tenant_settings(user_context=mode, trusted_callers=[FRONT_END], session_name_callers=[VOUCHED_ROLE])
+    client = app_client(settings, local_mode=False)
     body = {**QUESTION, **({"userId": requested} if requested else {})}
     response = client.post("/v1/query", json=body, headers=context_header(arn))
     if isinstance(expected, tuple):
@@ -179,3 +191,38 @@ def test_local_mode_inside_lambda_fails_closed(function_name):
     # Present at all is enough, even empty: a stray empty variable must not open local mode.
     with pytest.raises(RuntimeError, match="local mode accepts requests without a verified caller"):
         local_mode_enabled({"AKB_LOCAL_MODE": "1", "AWS_LAMBDA_FUNCTION_NAME": function_name})
+
+
+def _duplicated(first: str, second: str) -> list[tuple[str, str]]:
+    """Two x-amzn-request-context headers, the client's first: what adapter layers 10-17 forwarded."""
+    return [*context_header(first).items(), *context_header(second).items()]
+
+
+@pytest.mark.parametrize("local_mode", [False, True])
+def test_a_repeated_request_context_header_is_refused_in_every_mode(app_client, emulator, local_mode):
+    client = app_client(tenant_settings(user_context="trusted", trusted_callers=[FRONT_END]), local_mode=local_mode)
+    response = client.post(
+        "/v1/query", json={**QUESTION, "userId": "dana"}, headers=_duplicated(FRONT_END_SESSION, BATCH_SESSION)
+    )
+    assert response.status_code == 401
+    assert response.json()["error"]["code"] == "duplicate_request_context"
+    assert sent_bodies(emulator) == []
+
+
+def test_a_repeated_request_context_header_is_refused_even_when_both_copies_agree(app_client, emulator):
+    client = app_client(local_mode=False)
+    response = client.post("/v1/query", json=QUESTION, headers=_duplicated(VOUCHED_SESSION, VOUCHED_SESSION))
+    assert (response.status_code, response.json()["error"]["code"]) == (401, "duplicate_request_context")
+
+
+def test_the_header_is_matched_whatever_its_case():
+    raw = [(b"X-Amzn-Request-Context", b"{}"), (b"x-amzn-request-context", b"{}")]
+    with pytest.raises(ApiError) as raised:
+        caller_from_raw_headers(raw, local_mode=True)
+    assert raised.value.code == "duplicate_request_context"
+
+
+def test_one_request_context_header_from_the_raw_list_names_the_caller():
+    raw = [(key.encode(), value.encode()) for key, value in context_header(FRONT_END_SESSION, "req-9").items()]
+    caller = caller_from_raw_headers([(b"accept", b"*/*"), *raw], local_mode=False)
+    assert (caller.principal, caller.request_id) == (FRONT_END, "req-9")

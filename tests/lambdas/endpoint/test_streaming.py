@@ -181,8 +181,10 @@ def test_access_denied_names_the_permissions_likely_missing(endpoint, emulator):
         assert action in body["error"]["message"]
 
 
-def test_access_denied_puts_the_action_and_resource_bedrock_named_first(endpoint, emulator):
-    resource = "arn:aws:bedrock:us-east-1:123456789012:knowledge-base/KBDOCS0001"
+def test_access_denied_names_the_action_and_the_knowledge_base_alias_never_its_arn(endpoint, emulator):
+    from local.emulator import kb_id_for
+
+    resource = f"arn:aws:bedrock:us-east-1:123456789012:knowledge-base/{kb_id_for('docs')}"
     emulator.set_faults(
         error_before=1,
         error_before_type="AccessDeniedException",
@@ -191,7 +193,9 @@ def test_access_denied_puts_the_action_and_resource_bedrock_named_first(endpoint
     )
     response, body = ask(endpoint)
     assert response.status_code == 502 and body["error"]["code"] == "upstream_access_denied"
-    assert body["error"]["message"].startswith(f"the endpoint's role is not allowed bedrock:Retrieve on {resource}")
+    message = body["error"]["message"]
+    assert message.startswith("the endpoint's role is not allowed bedrock:Retrieve on knowledge base 'docs'")
+    assert "arn:" not in message and "123456789012" not in message
 
 
 def test_internal_errors_before_the_first_byte_are_retried(endpoint, emulator):
