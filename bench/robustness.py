@@ -53,6 +53,9 @@ RESULTS = ROOT / "bench" / "RESULTS.md"
 DOCS = ROOT / "docs" / "endpoint.md"
 QUESTION = "How do I rotate an API key, and what are the rate limits?"
 ALIASES = ("docs", "tickets")  # the dev environment's first tenant (acme)
+# acme's invoker role, whose session name acme vouches for (user_id_from_session_name): akb local's
+# default caller is not one of acme's invokers and would be refused (403 user_identity_unverified).
+CALLER = "arn:aws:sts::123456789012:assumed-role/acme-app/developer"
 VOLATILE = {"elapsedMs", "durationMs", "timeToFirstEventMs", "requestId", "id", "timestamp"}
 NDJSON = "application/x-ndjson"
 # Below uvicorn's --timeout-keep-alive 5 (run.sh): httpx's default expiry is also 5 s, so a pooled
@@ -116,7 +119,7 @@ def start_local(delay_ms: float) -> Local:
     port, emulator_port = free_port(), free_port()
     command = [sys.executable, "-m", "client", "local", "--port", str(port), "--emulator-port", str(emulator_port)]
     process = subprocess.Popen(
-        [*command, "--delay-ms", str(delay_ms)],
+        [*command, "--delay-ms", str(delay_ms), "--caller-arn", CALLER],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.DEVNULL,
@@ -440,7 +443,7 @@ async def matrix_cell(url: str, emulator_url: str, spec: dict, mode: str) -> tup
 
 def start_matrix_endpoint() -> tuple[Any, subprocess.Popen, str]:
     """The dev environment's first tenant as `akb local` runs it, with a 2 s deadline."""
-    from client.commands.local import DEFAULT_CALLER, RUN_SH, endpoint_environment
+    from client.commands.local import RUN_SH, endpoint_environment
     from client.local_settings import tenant_settings
     from local.emulator import start_emulator
     from schema.loader import load_project
@@ -451,7 +454,7 @@ def start_matrix_endpoint() -> tuple[Any, subprocess.Popen, str]:
     port = free_port()
     child = subprocess.Popen(
         [str(RUN_SH)],
-        env=endpoint_environment(settings.to_json(), port, emulator.env, DEFAULT_CALLER),
+        env=endpoint_environment(settings.to_json(), port, emulator.env, CALLER),
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
