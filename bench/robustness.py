@@ -455,10 +455,13 @@ def start_matrix_endpoint() -> tuple[Any, subprocess.Popen, str]:
     child = subprocess.Popen(
         [str(RUN_SH)],
         env=endpoint_environment(settings.to_json(), port, emulator.env, CALLER),
+        stdout=subprocess.DEVNULL,  # its logs and metrics
         stderr=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{port}"
     wait_http(f"{url}/healthz")
+    # Warm (boto3 client, lazy imports): a cold first request could miss the 2 s deadline.
+    httpx.post(f"{url}/v1/query", json={"question": MATRIX_QUESTIONS["agentic"]}, timeout=60)
     return emulator, child, url
 
 
