@@ -10,13 +10,24 @@ CDK := npx --no-install cdk
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup synth test lint fmt clean deploy diff lock validate local emulator
+.PHONY: setup synth test lint fmt clean deploy diff lock validate local emulator scan checkov-lock
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
 	$(BIN)/pip install --quiet --upgrade pip
 	$(BIN)/pip install --quiet -r requirements.lock
 	$(BIN)/pip install --quiet --no-deps --no-build-isolation -e .
+	touch $@
+
+# checkov pins an older boto3 than the app: it gets its own virtualenv, never .venv.
+CHECKOV_VENV := .venv-checkov
+SCAN_ENVS ?= dev prod
+SCAN_OUT := .build/scan
+
+$(CHECKOV_VENV)/.installed: security/requirements-checkov.lock
+	$(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet --upgrade pip
+	$(CHECKOV_VENV)/bin/pip install --quiet -r security/requirements-checkov.lock
 	touch $@
 
 node_modules/.installed: package.json package-lock.json
@@ -40,6 +51,18 @@ local: $(BIN)/.installed  ## akb local: the emulator + the first tenant's endpoi
 emulator: $(BIN)/.installed  ## akb emulator: the local Bedrock emulator alone on 127.0.0.1:8081
 	$(BIN)/akb emulator --port 8081
 
+scan: setup $(CHECKOV_VENV)/.installed  ## checkov over synths of SCAN_ENVS (dev prod); fails on a finding not in security/checkov-skips.yaml
+	rm -rf $(SCAN_OUT)
+	for env in $(SCAN_ENVS); do $(CDK) synth --quiet -c env=$$env -c config=$(CONFIG) --output $(SCAN_OUT)/$$env || exit 1; done
+	$(BIN)/python -m security.checkov_scan $(addprefix $(SCAN_OUT)/,$(SCAN_ENVS))
+
+checkov-lock:  ## Re-pin checkov: fresh install of security/requirements-checkov.in, frozen into the .lock
+	rm -rf $(CHECKOV_VENV) && $(PYTHON) -m venv $(CHECKOV_VENV)
+	$(CHECKOV_VENV)/bin/pip install --quiet -r security/requirements-checkov.in
+	{ head -2 security/requirements-checkov.lock; $(CHECKOV_VENV)/bin/pip freeze | grep -v '^\(pip\|setuptools\|wheel\)=='; } > security/requirements-checkov.lock.new
+	mv security/requirements-checkov.lock.new security/requirements-checkov.lock
+	touch $(CHECKOV_VENV)/.installed
+
 lint: $(BIN)/.installed  ## ruff
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
@@ -59,5 +82,5 @@ lock:  ## Re-pin Python dependencies after editing requirements.in or lambdas/re
 	uv pip compile lambdas/requirements.in -o lambdas/requirements.lock --python-version 3.14 --python-platform aarch64-manylinux2014 -q
 
 clean:
-	rm -rf cdk.out .build .pytest_cache .ruff_cache
+	rm -rf cdk.out .build .pytest_cache .ruff_cache $(CHECKOV_VENV)
 	find . -name __pycache__ -type d -prune -not -path './.venv/*' -not -path './node_modules/*' -exec rm -rf {} +

@@ -19,9 +19,6 @@ CONNECTOR_TYPE = "MANAGED_KNOWLEDGE_BASE_CONNECTOR"
 # `connector_type` in config -> `type` in ConnectorParameters. GOOGLEDRIVE is how the public
 # aws-samples managed-KB code spells it; the others are the config names unchanged.
 CONNECTOR_PARAMETER_TYPES = {"GOOGLE_DRIVE": "GOOGLEDRIVE"}
-# Web crawl scope in config -> crawlConfiguration.syncScope. SUB_DOMAINS is in the public sample;
-# HOST_ONLY is UNVERIFIED; DEFAULT (same host and path) leaves the field to the service default.
-WEB_SYNC_SCOPES = {"SUBDOMAINS": "SUB_DOMAINS", "HOST_ONLY": "HOST_ONLY", "DEFAULT": None}
 
 
 class DataSourceConfigError(ValueError):
@@ -38,30 +35,33 @@ def s3_connector_parameters(*, bucket_name: str, bucket_owner_account: str, pref
 
 
 def web_connector_parameters(source: WebSource) -> dict[str, Any]:
-    crawl: dict[str, Any] = {"maxCrawledUrlsPerMinute": source.rate_limit}
-    if WEB_SYNC_SCOPES[source.scope]:
-        crawl["syncScope"] = WEB_SYNC_SCOPES[source.scope]
-    parameters: dict[str, Any] = {
+    """The sample's WEB shape (utils/managed_knowledge_base.py), every crawl setting written out.
+
+    No `filterConfiguration`: no AWS source shows the web connector's filter keys (docs/data-sources.md).
+    """
+    connection: dict[str, Any] = {"seedUrls": list(source.seed_urls), "authType": source.auth_type}
+    if source.site_map_urls:
+        connection["siteMapUrls"] = list(source.site_map_urls)
+    if source.secret_arn:
+        connection["secretArn"] = source.secret_arn
+    return {
         "type": "WEB",
         "version": "1",
-        "connectionConfiguration": {"seedUrls": list(source.seed_urls), "authType": "NO_AUTH"},
-        "crawlConfiguration": crawl,
+        "connectionConfiguration": connection,
+        "crawlConfiguration": {
+            "crawlDepth": source.crawl_depth,
+            "maxLinksPerUrl": source.max_links_per_url,
+            "maxCrawledUrlsPerMinute": source.max_crawled_urls_per_minute,
+            "syncScope": source.sync_scope,
+            "crawlAttachments": source.crawl_attachments,
+        },
     }
-    filters = {
-        key: list(values)
-        for key, values in (
-            ("inclusionPatterns", source.inclusion_filters),
-            ("exclusionPatterns", source.exclusion_filters),
-        )
-        if values
-    }
-    if filters:
-        parameters["filterConfiguration"] = filters  # key names UNVERIFIED (docs/data-sources.md)
-    return parameters
 
 
 def connector_parameters(source: ConnectorSource, where: str) -> dict[str, Any]:
-    """The configured parameters, completed with `type`, `version` and the credentials secret.
+    """The configured parameters, completed with `type`, `version`, the credentials secret and,
+    for SharePoint/OneDrive, `aclEnabled` and `connectionConfiguration.certificateS3Path`
+    (sample 03-sharepoint-connector.ipynb).
 
     The secret is named once (`secret_arn`, which also scopes the role's GetSecretValue), so a
     different `connectionConfiguration.secretArn` in the parameters is an error, not a silent pick.
@@ -83,6 +83,15 @@ def connector_parameters(source: ConnectorSource, where: str) -> dict[str, Any]:
                 f"{where}: parameters.connectionConfiguration.secretArn differs from secret_arn; "
                 "name the secret once, in secret_arn"
             )
+        parameters["connectionConfiguration"] = connection
+    if source.acl_enabled is not None:
+        parameters["aclEnabled"] = source.acl_enabled
+    if source.certificate is not None:
+        connection = dict(parameters.get("connectionConfiguration") or {})
+        connection["certificateS3Path"] = {
+            "s3BucketName": source.certificate.bucket,
+            "s3KeyName": source.certificate.key,
+        }
         parameters["connectionConfiguration"] = connection
     return parameters
 

@@ -1,7 +1,7 @@
 """A tenant's document bucket: where `s3` data sources read, one key prefix per source.
 
 Hardening (each line says why): S3-managed encryption, TLS only, versioned, public access blocked,
-server access logs to a separate log bucket. https://docs.aws.amazon.com/AmazonS3/latest/userguide/security-best-practices.html
+server access logs to a separate (also versioned) log bucket. https://docs.aws.amazon.com/AmazonS3/latest/userguide/security-best-practices.html
 """
 
 from __future__ import annotations
@@ -44,7 +44,15 @@ class DocumentBucket(Construct):
             enforce_ssl=True,
             block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
             object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-            lifecycle_rules=[s3.LifecycleRule(expiration=log_retention or Duration.days(365))],
+            # Versioned so a deleted or overwritten log object stays recoverable until it expires
+            # (checkov CKV_AWS_21); old versions expire with the logs.
+            versioned=True,
+            lifecycle_rules=[
+                s3.LifecycleRule(
+                    expiration=log_retention or Duration.days(365),
+                    noncurrent_version_expiration=log_retention or Duration.days(365),
+                )
+            ],
             removal_policy=removal_policy,
             auto_delete_objects=destroy,
         )

@@ -22,13 +22,12 @@ from cdk_constructs.resource_refs import KnowledgeBaseRef
 from policies.knowledge_base_role import (
     BEDROCK_SERVICE,
     KNOWLEDGE_BASE_METRIC_NAMESPACE,
-    BucketRead,
     KnowledgeBaseRoleInputs,
     knowledge_base_role_policy,
     trust_conditions,
 )
-from schema.knowledge import ConnectorSource, S3Source
 from schema.knowledge import KnowledgeBase as KnowledgeBaseConfig
+from schema.knowledge import S3Source
 
 # AWS::Bedrock::KnowledgeBase Description: 1-200 characters.
 MAX_DESCRIPTION = 200
@@ -62,9 +61,13 @@ class KnowledgeBase(Construct):
         super().__init__(scope, construct_id)
         self.config = config
         self.alias = config.alias
-        stack = cdk.Stack.of(self)
-        buckets = self._bucket_reads(documents)
+        self._require_documents(documents)
+        self._build_role(name, documents)
+        self._build_resource(name, removal_policy)
+        self.data_sources: list[DataSource] = self._build_data_sources(name, documents, removal_policy)
 
+    def _build_role(self, name: str, documents: DocumentBucket | None) -> None:
+        stack = cdk.Stack.of(self)
         # Bedrock assumes the role only for this account's knowledge bases (confused-deputy guard).
         self.role = iam.Role(
             self,
@@ -74,12 +77,14 @@ class KnowledgeBase(Construct):
             ),
             description=f"Knowledge base {name}: reads its own sources only",
         )
+        config = self.config
         role_inputs = KnowledgeBaseRoleInputs(
             partition=stack.partition,
             region=stack.region,
             account=stack.account,
-            buckets=[BucketRead(arn, prefixes) for arn, prefixes in buckets.items()],
-            secret_arns=[s.secret_arn for s in config.sources if isinstance(s, ConnectorSource) and s.secret_arn],
+            bucket_arns=config.bucket_arns(documents.bucket_arn if documents else ""),
+            certificate_object_arns=config.certificate_object_arns(stack.partition),
+            secret_arns=config.secret_arns(),
             kms_key_arns=[config.kms_key_arn] if config.kms_key_arn else [],
             embedding_model_arn=config.embedding.model_arn,
         )
@@ -91,6 +96,9 @@ class KnowledgeBase(Construct):
         )
         self._acknowledge_wildcards(role_inputs)
 
+    def _build_resource(self, name: str, removal_policy: cdk.RemovalPolicy) -> None:
+        config = self.config
+        # Create-only (cfn-lint schema): changing the embedding or the key replaces the knowledge base.
         managed = bedrock.CfnKnowledgeBase.ManagedKnowledgeBaseConfigurationProperty(
             embedding_model_type=config.embedding.type,
             embedding_model_arn=config.embedding.model_arn,
@@ -116,7 +124,10 @@ class KnowledgeBase(Construct):
         self.resource.add_resource_dependency(self.role_policy.node.default_child)
         self.resource.apply_removal_policy(removal_policy)
 
-        self.data_sources: list[DataSource] = [
+    def _build_data_sources(
+        self, name: str, documents: DocumentBucket | None, removal_policy: cdk.RemovalPolicy
+    ) -> list[DataSource]:
+        return [
             DataSource(
                 self,
                 f"Source{index}",
@@ -124,25 +135,19 @@ class KnowledgeBase(Construct):
                 name=bounded_name(f"{name}-{index}", 100),
                 source=source,
                 bucket_name=_bucket_name(source, documents),
-                account=stack.account,
+                account=cdk.Stack.of(self).account,
                 removal_policy=removal_policy,
             )
-            for index, source in enumerate(config.sources)
+            for index, source in enumerate(self.config.sources)
         ]
 
-    def _bucket_reads(self, documents: DocumentBucket | None) -> dict[str, list[str]]:
-        reads: dict[str, list[str]] = {}
+    def _require_documents(self, documents: DocumentBucket | None) -> None:
         for index, source in enumerate(self.config.sources):
-            if not isinstance(source, S3Source):
-                continue
-            if source.bucket_arn is None and documents is None:
+            if isinstance(source, S3Source) and source.bucket_arn is None and documents is None:
                 raise ValueError(
                     f"{self.node.path}: sources[{index}] reads the tenant's document bucket but none was "
                     "given; pass documents=DocumentBucket(...) or set bucket_arn on the source"
                 )
-            arn = source.bucket_arn or documents.bucket_arn
-            reads.setdefault(arn, []).append(source.prefix)
-        return reads
 
     def _acknowledge_wildcards(self, inputs: KnowledgeBaseRoleInputs) -> None:
         acknowledge(
@@ -154,17 +159,18 @@ class KnowledgeBase(Construct):
             finding="Resource::*",
         )
         stack = cdk.Stack.of(self)
-        for read in inputs.buckets:
-            for prefix in read.prefixes:
-                acknowledge(
-                    self.role_policy,
-                    "IAM5",
-                    "the knowledge base reads every document under its source's key prefix, whose "
-                    "names are not known at deploy time; the knowledge base service role is granted "
-                    "s3:GetObject on bucket objects "
-                    "(https://docs.aws.amazon.com/bedrock/latest/userguide/kb-permissions.html)",
-                    finding=f"Resource::{_nag_resource(stack, read.bucket_arn)}/{prefix}*",
-                )
+        for bucket_arn in dict.fromkeys(inputs.bucket_arns):
+            acknowledge(
+                self.role_policy,
+                "IAM5",
+                "the knowledge base reads every document of its tenant's bucket, whose names are not known "
+                "at deploy time: s3:GetObject on bucket/* as AWS's CloudFormation sample grants "
+                "(amazon-bedrock-samples managed-kb-s3-cfn.yaml; narrower ARNs are not used: the sample's "
+                "security notebooks report even scoped ARNs refused for the connector's role session; "
+                "https://docs.aws.amazon.com/bedrock/latest/userguide/kb-permissions.html); the bucket "
+                "belongs to this tenant only (the loader rejects a bucket shared by two tenants)",
+                finding=f"Resource::{_nag_resource(stack, bucket_arn)}/*",
+            )
 
     # --- identifiers -------------------------------------------------------------------------
 
@@ -188,7 +194,11 @@ class KnowledgeBase(Construct):
     # --- grants ------------------------------------------------------------------------------
 
     def grant_retrieve(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Retrieve from this knowledge base, and read whole documents (FullDocumentExpansion)."""
+        """Retrieve from this knowledge base, and read whole documents (FullDocumentExpansion).
+
+        GetDocumentContent needs both actions on the knowledge base resource
+        (https://docs.aws.amazon.com/bedrock/latest/userguide/kb-test-get-document-content.html).
+        """
         return iam.Grant.add_to_principal(
             grantee=grantee,
             actions=["bedrock:Retrieve", "bedrock:GetDocumentContent"],

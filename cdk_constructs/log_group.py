@@ -1,7 +1,14 @@
-"""Log groups with the environment's retention and removal policy."""
+"""Log groups with the environment's retention, removal policy and (optionally) customer managed key.
+
+With `log_kms_key_arn` the log group is encrypted with that key (`KmsKeyId`). The key is the
+user's and only imported here, so this project cannot edit its key policy: the statement CloudWatch
+Logs needs (`policies/log_key.py`) is documented in docs/security.md and printed by `akb policy`,
+and `akb validate` reminds of it. https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/encrypt-log-data-kms.html
+"""
 
 from __future__ import annotations
 
+from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
@@ -37,10 +44,16 @@ RETENTION: dict[int, logs.RetentionDays] = {
 
 def log_group(scope: Construct, construct_id: str, *, environment: Environment, name: str) -> logs.LogGroup:
     """A named log group, so its ARN (and the IAM statements that use it) is known before deploy."""
+    key = (
+        kms.Key.from_key_arn(scope, f"{construct_id}Key", environment.log_kms_key_arn)
+        if environment.log_kms_key_arn
+        else None
+    )
     return logs.LogGroup(
         scope,
         construct_id,
         log_group_name=name,
         retention=RETENTION[environment.log_retention_days],
         removal_policy=removal_policy(environment),
+        encryption_key=key,
     )

@@ -111,6 +111,7 @@ class QueryOptions(TypedDict, total=False):
     filter: dict[str, Any] | None
     mode: str | None
     user_id: str | None
+    next_token: str | None  # the previous page's done.nextToken
 
 
 def request_body(
@@ -124,6 +125,7 @@ def request_body(
     filter: dict[str, Any] | None = None,
     mode: str | None = None,
     user_id: str | None = None,
+    next_token: str | None = None,
 ) -> dict[str, Any]:
     """The endpoint's camelCase JSON body; options left as None are omitted (the tenant's defaults)."""
     if (question is None) == (messages is None):
@@ -138,6 +140,7 @@ def request_body(
         "filter": filter,
         "mode": mode,
         "userId": user_id,
+        "nextToken": next_token,
     }
     return {key: value for key, value in fields.items() if value is not None}
 

@@ -77,7 +77,35 @@ def step_lines(event: TraceEvent, show_sub_queries: bool = True) -> list[str]:
         version = f" v{warning.version}" if warning.version else ""
         ident = f" ({warning.id}{version})" if warning.id else ""
         lines.append(f"    guardrail {warning.action}{ident}")
+    return lines + detail_lines(event)
+
+
+def detail_lines(event: TraceEvent) -> list[str]:
+    """The newer trace details: warnings, code execution, memory reads, instruction, sources read."""
+    lines = [f"    warning: {warning}" for warning in event.warnings]
+    for code in event.codeExecutions:
+        lines.append(f"    code execution over {', '.join(code.documents) or 'the evidence'}")
+    for memory in event.memoryRetrieves:
+        where = memory.namespace or memory.namespacePath or "memory"
+        lines.append(f'    memory "{memory.query}" -> {where}')
+    if event.appliedInstruction is not None:
+        version = f" v{event.appliedInstruction.version}" if event.appliedInstruction.version else ""
+        lines.append(f"    instruction {event.appliedInstruction.id}{version}")
+    if event.retrievalSources:
+        sources = ", ".join(
+            f"{s.source} ({s.retrievalType})" if s.retrievalType else s.source for s in event.retrievalSources
+        )
+        lines.append(f"    sources read: {sources}")
     return lines
+
+
+def content_of(item: ResultItem) -> str:
+    """A result's text, or for a non-text result a placeholder naming its type, size and mime type
+    (a text-only view never shows an empty line where an image was)."""
+    if item.text or item.mimeType is None or item.contentType == "TEXT":
+        return item.text
+    size = f", {item.byteSize} bytes" if item.byteSize is not None else ""
+    return f"[{(item.contentType or 'OTHER').lower()} result: {item.mimeType}{size}]"
 
 
 def document_of(item: ResultItem) -> str:
@@ -98,6 +126,8 @@ def footer(done: DoneEvent) -> str:
     if done.estimatedCostUsd is not None:
         parts.append(f"est. cost ${done.estimatedCostUsd:.4f}")
     parts += [f"mode {done.mode}", f"stop {done.stopReason}", f"request {done.requestId}"]
+    if done.nextToken:
+        parts.append("more results: --more 1")
     return " | ".join(parts)
 
 
@@ -253,11 +283,11 @@ class ViewRenderer:
             for column in ("#", "knowledge base", "document", "snippet"):
                 table.add_column(column, overflow="fold")
             for number, item in enumerate(result.results, 1):
-                table.add_row(str(number), item.knowledgeBase, document_of(item), snippet(item.text))
+                table.add_row(str(number), item.knowledgeBase, document_of(item), snippet(content_of(item)))
             self._print(table)
             return
         for number, item in enumerate(result.results, 1):
-            self._print(Text(f"[{number}] {item.knowledgeBase} | {document_of(item)} | {snippet(item.text)}"))
+            self._print(Text(f"[{number}] {item.knowledgeBase} | {document_of(item)} | {snippet(content_of(item))}"))
 
     def _print(self, renderable: RenderableType) -> None:
         self._console.print(renderable, highlight=False, soft_wrap=not self._live_mode)

@@ -6,12 +6,17 @@ metric that is absent can mean "idle" or "broken" and the answer differs per met
 
 Paging: a tenant's individual alarms have no actions; the tenant's composite alarm (OR of them)
 notifies the environment's topic once per incident, on ALARM and on OK. The account-level Bedrock
-alarms notify the topic themselves.
+alarms notify the topic themselves. Every alarm name starts with the environment's prefix
+(`akb-<env>-`): the topic's policy admits exactly those alarm ARNs (monitoring/alarm_topic.py).
+
+Bedrock's Retrieve metrics exist per knowledge base only, so Retrieve throttling is watched in each
+tenant's stack, over that tenant's knowledge bases; AgenticRetrieveStream's exist per account only.
 https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/Create_Composite_Alarm.html
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from dataclasses import dataclass
 
 from aws_cdk import Duration
@@ -21,7 +26,8 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from monitoring.metric_catalogue import BedrockMetrics, EndpointMetrics
+from lambdas.endpoint import metric_names as names
+from monitoring.metric_catalogue import BedrockMetrics, EndpointMetrics, agentic_calls_per_minute
 from schema.alarm_config import AccountThresholds, TenantThresholds
 
 GT = cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD
@@ -95,6 +101,8 @@ class EndpointAlarms(Construct):
     - thresholds: resolved thresholds (`schema.alarm_config.tenant_thresholds`).
     - topic: where the composite alarm notifies; default none (alarms still show on dashboards).
     - runbook_url: appended to every description (where to look first); default none.
+    - knowledge_base_ids: the tenant's knowledge-base ids (tokens are fine); adds the Retrieve
+      throttles alarm over them; default none (no such alarm).
     """
 
     def __init__(
@@ -108,64 +116,15 @@ class EndpointAlarms(Construct):
         thresholds: TenantThresholds,
         topic: sns.ITopic | None = None,
         runbook_url: str | None = None,
+        knowledge_base_ids: Sequence[str] = (),
     ):
         super().__init__(scope, construct_id)
         period = Duration.minutes(thresholds.period_minutes)
-        metrics = EndpointMetrics(tenant, period=period)
         t = thresholds
         specs = [
-            AlarmSpec(
-                "iterations",
-                metrics.metric_iterations("Average"),
-                t.iterations_average,
-                GTE,
-                f"Iteration blow-up: requests average {t.iterations_average:g}+ planner iterations, the "
-                "budget expected for this tenant (cost grows with every iteration).",
-                IDLE_IS_FINE,
-            ),
-            AlarmSpec(
-                "error-rate",
-                metrics.metric_error_rate(period=period),
-                t.error_rate_percent,
-                GT,
-                f"More than {t.error_rate_percent:g}% of requests ended with an error.",
-                IDLE_IS_FINE,
-            ),
-            AlarmSpec(
-                "time-to-first-event-p95",
-                metrics.metric_time_to_first_event("p95"),
-                t.time_to_first_event_p95_ms,
-                GT,
-                f"p95 time to first event is above {t.time_to_first_event_p95_ms} ms: callers wait before "
-                "anything streams.",
-                IDLE_IS_FINE,
-            ),
-            AlarmSpec(
-                "deadline-stops",
-                metrics.metric_deadline_stops(),
-                t.deadline_stops,
-                GT,
-                f"More than {t.deadline_stops} requests per period were cut off at the request deadline.",
-                ABSENT_MEANS_ZERO,
-            ),
-            AlarmSpec(
-                "function-errors",
-                function.metric_errors(period=period, statistic="Sum"),
-                t.function_errors,
-                GT,
-                f"The endpoint function failed (crash, timeout, out of memory) more than {t.function_errors} "
-                "times per period.",
-                IDLE_IS_FINE,
-            ),
-            AlarmSpec(
-                "function-throttles",
-                function.metric_throttles(period=period, statistic="Sum"),
-                t.function_throttles,
-                GT,
-                f"More than {t.function_throttles} invocations per period were throttled: the function's "
-                "reserved concurrency is exhausted and callers get 429s.",
-                IDLE_IS_FINE,
-            ),
+            *_request_specs(EndpointMetrics(tenant, period=period), t, period),
+            *_function_specs(function, t, period),
+            *_retrieve_throttles(knowledge_base_ids, t, period),
         ]
         self.alarms = _create_all(
             self, specs, name_prefix=name_prefix, evaluation_periods=t.evaluation_periods, runbook_url=runbook_url
@@ -183,12 +142,97 @@ class EndpointAlarms(Construct):
             self.composite.add_ok_action(actions.SnsAction(topic))
 
 
+def _request_specs(metrics: EndpointMetrics, t: TenantThresholds, period: Duration) -> list[AlarmSpec]:
+    """The tenant's alarms on what its endpoint emits (EMF): iterations, errors, latency, deadline stops."""
+    return [
+        AlarmSpec(
+            "iterations",
+            metrics.metric_iterations("Average"),
+            t.iterations_average,
+            GTE,
+            f"Iteration blow-up: requests average {t.iterations_average:g}+ planner iterations, the "
+            "budget expected for this tenant (cost grows with every iteration).",
+            IDLE_IS_FINE,
+        ),
+        AlarmSpec(
+            "error-rate",
+            metrics.metric_error_rate(period=period),
+            t.error_rate_percent,
+            GT,
+            f"More than {t.error_rate_percent:g}% of requests ended with an error.",
+            IDLE_IS_FINE,
+        ),
+        AlarmSpec(
+            "time-to-first-event-p95",
+            metrics.metric_time_to_first_event("p95"),
+            t.time_to_first_event_p95_ms,
+            GT,
+            f"p95 time to first event is above {t.time_to_first_event_p95_ms} ms: callers wait before "
+            "anything streams.",
+            IDLE_IS_FINE,
+        ),
+        AlarmSpec(
+            "deadline-stops",
+            metrics.metric_deadline_stops(),
+            t.deadline_stops,
+            GT,
+            f"More than {t.deadline_stops} requests per period were cut off at the request deadline.",
+            ABSENT_MEANS_ZERO,
+        ),
+    ]
+
+
+def _function_specs(function: lambda_.IFunction, t: TenantThresholds, period: Duration) -> list[AlarmSpec]:
+    """The tenant's alarms on its function's own Lambda metrics (failures before any EMF is written)."""
+    return [
+        AlarmSpec(
+            "function-errors",
+            function.metric_errors(period=period, statistic="Sum"),
+            t.function_errors,
+            GT,
+            f"The endpoint function failed (crash, timeout, out of memory) more than {t.function_errors} "
+            "times per period.",
+            IDLE_IS_FINE,
+        ),
+        AlarmSpec(
+            "function-throttles",
+            function.metric_throttles(period=period, statistic="Sum"),
+            t.function_throttles,
+            GT,
+            f"More than {t.function_throttles} invocations per period were throttled: the function's "
+            "reserved concurrency is exhausted and callers get 429s.",
+            IDLE_IS_FINE,
+        ),
+    ]
+
+
+def _retrieve_throttles(knowledge_base_ids: Sequence[str], t: TenantThresholds, period: Duration) -> list[AlarmSpec]:
+    """Bedrock's Retrieve Throttles summed over the tenant's knowledge bases (the only Retrieve series)."""
+    if not knowledge_base_ids:
+        return []
+    throttles = BedrockMetrics(period=period).metric_retrieve_sum(
+        names.BEDROCK_THROTTLES, knowledge_base_ids, label="Retrieve throttles (this tenant's knowledge bases)"
+    )
+    return [
+        AlarmSpec(
+            "retrieve-throttles",
+            throttles,
+            t.bedrock_throttles,
+            GT,
+            f"Bedrock throttled more than {t.bedrock_throttles} Retrieve calls per period on this tenant's "
+            f"knowledge bases for {t.evaluation_periods} periods in a row (Retrieve's quota is per knowledge base).",
+            ABSENT_MEANS_ZERO,
+        )
+    ]
+
+
 class BedrockAccountAlarms(Construct):
     """The account's Bedrock knowledge-base alarms (per account and region: no tenant dimension exists).
 
     Props:
     - name_prefix: prefix of alarm names, e.g. `akb-dev`.
     - thresholds: resolved thresholds (`schema.alarm_config.account_thresholds`).
+    - tenants: the environment's tenant names; the quota alarm sums their endpoints' requests.
     - topic: where every alarm notifies (ALARM and OK); default none.
     - runbook_url: appended to every description; default none.
     """
@@ -200,6 +244,7 @@ class BedrockAccountAlarms(Construct):
         *,
         name_prefix: str,
         thresholds: AccountThresholds,
+        tenants: Sequence[str],
         topic: sns.ITopic | None = None,
         runbook_url: str | None = None,
     ):
@@ -224,25 +269,24 @@ class BedrockAccountAlarms(Construct):
                 f"One AgenticRetrieveStream call in ten runs {t.iterations_p90:g}+ iterations.",
                 ONLY_ON_SUCCESS,
             ),
-            *(
-                AlarmSpec(
-                    f"{short}-throttles",
-                    metrics.metric_throttles(operation),
-                    t.bedrock_throttles,
-                    GT,
-                    f"Bedrock throttled more than {t.bedrock_throttles} {operation} calls per period for "
-                    f"{t.evaluation_periods} periods in a row.",
-                    ABSENT_MEANS_ZERO,
-                )
-                for short, operation in (("agentic", BedrockMetrics.AGENTIC), ("retrieve", BedrockMetrics.RETRIEVE))
+            AlarmSpec(
+                "agentic-throttles",
+                metrics.metric_agentic(names.BEDROCK_THROTTLES, statistic="Sum"),
+                t.bedrock_throttles,
+                GT,
+                f"Bedrock throttled more than {t.bedrock_throttles} AgenticRetrieveStream calls per period "
+                f"for {t.evaluation_periods} periods in a row (the account's quota; see agentic-quota).",
+                ABSENT_MEANS_ZERO,
             ),
             AlarmSpec(
                 "agentic-quota",
-                metrics.metric_agentic_calls_per_minute(),
+                agentic_calls_per_minute(tenants) if tenants else metrics.metric_agentic_calls_per_minute(),
                 t.quota_alarm_calls_per_minute,
                 GT,
                 f"AgenticRetrieveStream calls exceed {t.quota_utilization_percent:g}% of the account's "
-                f"quota ({t.quota_per_minute}/min): throttling is next. Raise the quota or slow callers down.",
+                f"quota ({t.quota_per_minute}/min): throttling is next. Raise the quota or slow callers down. "
+                "Calls = the larger of the endpoints' own request count (all tenants) and Bedrock's "
+                "Invocations series, so the alarm works even where Bedrock publishes no agentic series.",
                 IDLE_IS_FINE,
             ),
         ]

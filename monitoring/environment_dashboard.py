@@ -1,7 +1,9 @@
 """The environment's CloudWatch dashboard: Bedrock's account-level metrics, the quota, one row per tenant.
 
-Bedrock's knowledge-base metrics exist per account and region only (dimension Operation), so the
-per-tenant rows read the endpoints' own EMF metrics (dimension Tenant) instead.
+Bedrock's AgenticRetrieveStream metrics exist per account and region only (dimension Operation);
+its Retrieve metrics exist per knowledge base only (Operation AND KnowledgeBaseId), so this
+dashboard sums them with a SEARCH over every knowledge base (tenant dashboards show each one).
+The per-tenant rows read the endpoints' own EMF metrics (dimension Tenant).
 https://docs.aws.amazon.com/bedrock/latest/userguide/kb-managed-observability.html
 """
 
@@ -15,12 +17,21 @@ from constructs import Construct
 
 from lambdas.endpoint import metric_names as names
 from monitoring.dashboard_widgets import GRAPH_WIDTH, ROW_HEIGHT, TEXT_WIDTH, explained_row, graph, titled_dashboard
-from monitoring.metric_catalogue import BedrockMetrics, EndpointMetrics
+from monitoring.metric_catalogue import (
+    QUOTA_PERIOD,
+    RAW_DATA_SIZE_PERIOD,
+    BedrockMetrics,
+    EndpointMetrics,
+    agentic_calls_per_minute,
+    endpoint_requests_per_minute,
+)
 from schema.alarm_config import AccountThresholds
 
 BEDROCK = """### Bedrock (whole account)
 Calls, client errors (4xx), server errors (5xx) and **throttles** (429s, not counted as errors) for
-AgenticRetrieveStream and Retrieve, from every caller in this account and region.
+AgenticRetrieveStream and Retrieve (summed over every knowledge base), from every caller in this
+account and region. An empty AgenticRetrieveStream line with traffic on the endpoints means Bedrock
+published no agentic series here: the quota row still counts the endpoints' requests.
 
 **Throttles red**: the account hit a Bedrock quota; see the quota row, then raise the quota
 (docs/operations.md) or find the tenant whose requests jumped."""
@@ -34,9 +45,17 @@ iterations graph), then check its knowledge bases were ingested."""
 
 QUOTA = """### Quota
 AgenticRetrieveStream calls per minute against the account's quota (`bedrock_quota_per_minute`)
-and the alarm line (`alarms.quota_utilization_percent`).
+and the alarm line (`alarms.quota_utilization_percent`). The alarm reads the larger of the
+endpoints' own requests (all tenants) and Bedrock's Invocations series.
 
 **Near the line**: request a quota increase before callers see throttling (docs/operations.md)."""
+
+
+STORAGE = """### Index storage (whole account)
+**RawDataSize** (GB, Maximum per hour) of every knowledge base in the account, published by Bedrock
+after each completed ingestion job, and what it costs at the environment's `pricing`.
+
+**Red** (unexpected growth): a data source syncs more than intended (inclusion prefixes, crawl scope)."""
 
 
 class EnvironmentDashboard(Construct):
@@ -48,6 +67,7 @@ class EnvironmentDashboard(Construct):
     - thresholds: the account-level thresholds, drawn as lines.
     - tenant_dashboard_names: tenant -> its dashboard's name, linked from its row; default none.
     - alarms: shown in an alarm status widget; default none.
+    - index_storage_price_per_gb_month: USD per GB-month for the storage estimate; default 5.0.
     """
 
     def __init__(
@@ -60,6 +80,7 @@ class EnvironmentDashboard(Construct):
         thresholds: AccountThresholds,
         tenant_dashboard_names: dict[str, str] | None = None,
         alarms: Sequence[cloudwatch.IAlarm] = (),
+        index_storage_price_per_gb_month: float = 5.0,
     ):
         super().__init__(scope, construct_id)
         bedrock = BedrockMetrics()
@@ -69,31 +90,7 @@ class EnvironmentDashboard(Construct):
             f"# Environment `{dashboard_name}`\nBedrock's account-level metrics, the "
             "AgenticRetrieveStream quota, and one row per tenant.",
         )
-        each_operation = names.BEDROCK_OPERATIONS
-        self.dashboard.add_widgets(
-            explained_row(
-                BEDROCK,
-                [
-                    graph("Invocations", [bedrock.metric(names.BEDROCK_INVOCATIONS, op) for op in each_operation]),
-                    graph(
-                        "Client and server errors",
-                        [
-                            bedrock.metric(metric_name, op, label=f"{op} {kind}")
-                            for metric_name, kind in (
-                                (names.BEDROCK_CLIENT_ERRORS, "4xx"),
-                                (names.BEDROCK_SERVER_ERRORS, "5xx"),
-                            )
-                            for op in each_operation
-                        ],
-                    ),
-                    graph(
-                        "Throttles",
-                        [bedrock.metric_throttles(op) for op in each_operation],
-                        lines=[("alarm", thresholds.bedrock_throttles)],
-                    ),
-                ],
-            )
-        )
+        self.dashboard.add_widgets(explained_row(BEDROCK, _bedrock_widgets(bedrock, thresholds)))
         self.dashboard.add_widgets(
             explained_row(
                 ITERATIONS,
@@ -110,35 +107,8 @@ class EnvironmentDashboard(Construct):
                 ],
             )
         )
-        per_minute = bedrock.metric_agentic_calls_per_minute()
-        alarm_line = (f"alarm ({thresholds.quota_utilization_percent:g}%)", thresholds.quota_alarm_calls_per_minute)
-        self.dashboard.add_widgets(
-            explained_row(
-                QUOTA,
-                [
-                    graph(
-                        "AgenticRetrieveStream calls per minute",
-                        [per_minute],
-                        lines=[("quota", thresholds.quota_per_minute), alarm_line],
-                        period=Duration.minutes(1),
-                        width=GRAPH_WIDTH * 2,
-                    ),
-                    graph(
-                        "Quota used %",
-                        [
-                            cloudwatch.MathExpression(
-                                expression=f"100 * calls / {thresholds.quota_per_minute}",
-                                using_metrics={"calls": per_minute},
-                                label="% of quota",
-                                period=Duration.minutes(1),
-                            )
-                        ],
-                        period=Duration.minutes(1),
-                        width=GRAPH_WIDTH,
-                    ),
-                ],
-            )
-        )
+        self.dashboard.add_widgets(explained_row(QUOTA, _quota_widgets(tenants, thresholds)))
+        self.dashboard.add_widgets(explained_row(STORAGE, _storage_widgets(bedrock, index_storage_price_per_gb_month)))
         for tenant in tenants:
             self.dashboard.add_widgets(self._tenant_row(tenant, (tenant_dashboard_names or {}).get(tenant)))
         if alarms:
@@ -170,3 +140,82 @@ class EnvironmentDashboard(Construct):
                 height=ROW_HEIGHT // 2,
             ),
         )
+
+
+def _bedrock_widgets(bedrock: BedrockMetrics, thresholds: AccountThresholds) -> list[cloudwatch.IWidget]:
+    """Each counter twice: AgenticRetrieveStream (Operation only) and Retrieve (SEARCH over all KBs)."""
+
+    def both(metric_name: str, kind: str) -> list[cloudwatch.IMetric]:
+        return [
+            bedrock.metric_agentic(metric_name, label=f"AgenticRetrieveStream {kind}"),
+            bedrock.search_retrieve(metric_name, label=f"Retrieve {kind} (all knowledge bases)"),
+        ]
+
+    return [
+        graph("Invocations", both(names.BEDROCK_INVOCATIONS, "calls")),
+        graph(
+            "Client and server errors",
+            both(names.BEDROCK_CLIENT_ERRORS, "4xx") + both(names.BEDROCK_SERVER_ERRORS, "5xx"),
+        ),
+        graph(
+            "Throttles",
+            both(names.BEDROCK_THROTTLES, "throttles"),
+            lines=[("alarm", thresholds.bedrock_throttles)],
+        ),
+    ]
+
+
+def _quota_widgets(tenants: Sequence[str], thresholds: AccountThresholds) -> list[cloudwatch.IWidget]:
+    """What the quota alarm reads, its two inputs, and the share of the quota it is."""
+    bedrock_calls = BedrockMetrics().metric_agentic_calls_per_minute()
+    calls = agentic_calls_per_minute(tenants) if tenants else bedrock_calls
+    inputs = [endpoint_requests_per_minute(tenants), bedrock_calls] if tenants else []
+    alarm_line = (f"alarm ({thresholds.quota_utilization_percent:g}%)", thresholds.quota_alarm_calls_per_minute)
+    return [
+        graph(
+            "AgenticRetrieveStream calls per minute",
+            [calls, *inputs],
+            lines=[("quota", thresholds.quota_per_minute), alarm_line],
+            period=QUOTA_PERIOD,
+            width=GRAPH_WIDTH * 2,
+        ),
+        graph(
+            "Quota used %",
+            [
+                cloudwatch.MathExpression(
+                    expression=f"100 * calls / {thresholds.quota_per_minute}",
+                    using_metrics={"calls": calls},
+                    label="% of quota",
+                    period=QUOTA_PERIOD,
+                )
+            ],
+            period=QUOTA_PERIOD,
+            width=GRAPH_WIDTH,
+        ),
+    ]
+
+
+def _storage_widgets(bedrock: BedrockMetrics, price_per_gb_month: float) -> list[cloudwatch.IWidget]:
+    """Every knowledge base's RawDataSize (SEARCH), and the account's storage estimate."""
+    sizes = bedrock.search_raw_data_size()
+    return [
+        graph(
+            "Index size per knowledge base (RawDataSize, GB)",
+            [sizes],
+            period=RAW_DATA_SIZE_PERIOD,
+            width=GRAPH_WIDTH * 2,
+        ),
+        graph(
+            "Index storage estimate (USD per month)",
+            [
+                cloudwatch.MathExpression(
+                    expression=f"{price_per_gb_month:g} * SUM(sizes)",
+                    using_metrics={"sizes": sizes},
+                    label=f"USD / month at ${price_per_gb_month:g}/GB-month",
+                    period=RAW_DATA_SIZE_PERIOD,
+                )
+            ],
+            period=RAW_DATA_SIZE_PERIOD,
+            width=GRAPH_WIDTH,
+        ),
+    ]

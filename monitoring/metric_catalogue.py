@@ -11,12 +11,20 @@ Bedrock metrics: https://docs.aws.amazon.com/bedrock/latest/userguide/kb-managed
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
 
 from lambdas.endpoint import metric_names as names
 
 DEFAULT_PERIOD = Duration.minutes(5)
+# The account's AgenticRetrieveStream quota is counted per minute.
+QUOTA_PERIOD = Duration.minutes(1)
+# RawDataSize is published once per ingestion job; AWS's metrics notebook reads Maximum over 1 hour.
+RAW_DATA_SIZE_PERIOD = Duration.hours(1)
+# CloudWatch: a metric-math alarm references at most 10 metrics, a hard limit (alarm-limits page).
+MAX_ALARM_METRICS = 10
 
 
 class EndpointMetrics:
@@ -103,10 +111,17 @@ class EndpointMetrics:
 
 
 class BedrockMetrics:
-    """The account's knowledge-base metrics (namespace AWS/Bedrock/KnowledgeBases, dimension Operation)."""
+    """Amazon Bedrock's knowledge-base metrics (namespace AWS/Bedrock/KnowledgeBases), only as published.
 
-    AGENTIC = "AgenticRetrieveStream"
-    RETRIEVE = "Retrieve"
+    Retrieve's counters exist per knowledge base (Operation=Retrieve AND KnowledgeBaseId=
+    `knowledge-base/<id>`): read them per knowledge base (`metric_retrieve`) or, where the ids are not
+    known (the environment dashboard), with a SEARCH over every knowledge base (`search_retrieve`).
+    AgenticRetrieveStream's counters and TotalIterationCount carry Operation only. RawDataSize
+    (gigabytes) carries KnowledgeBaseId only. Asking for any other dimension set is a synth error.
+    """
+
+    AGENTIC = names.BEDROCK_AGENTIC
+    RETRIEVE = names.BEDROCK_RETRIEVE
 
     def __init__(self, *, period: Duration = DEFAULT_PERIOD):
         self.period = period
@@ -114,38 +129,159 @@ class BedrockMetrics:
     def metric(
         self,
         metric_name: str,
-        operation: str,
+        operation: str | None,
         *,
+        knowledge_base_id: str | None = None,
         statistic: str = "Sum",
         period: Duration | None = None,
         label: str | None = None,
     ) -> cloudwatch.Metric:
-        operations = names.BEDROCK_METRIC_OPERATIONS.get(metric_name)
-        if operations is None:
-            raise ValueError(f"{metric_name!r} is not a Bedrock knowledge-base metric in metric_names.py")
-        if operation not in operations:
-            raise ValueError(f"Bedrock publishes {metric_name} only for {', '.join(operations)}, not {operation}")
+        dimensions: dict[str, str] = {}
+        if operation is not None:
+            dimensions[names.BEDROCK_OPERATION_DIMENSION] = operation
+        if knowledge_base_id is not None:
+            dimensions[names.BEDROCK_KNOWLEDGE_BASE_DIMENSION] = (
+                names.BEDROCK_KNOWLEDGE_BASE_VALUE_PREFIX + knowledge_base_id
+            )
+        published = names.BEDROCK_SERIES.get((metric_name, operation))
+        if published is None:
+            raise ValueError(
+                f"Bedrock publishes no {metric_name!r} series for Operation={operation}; published: "
+                + ", ".join(f"{m} ({op or 'no Operation'})" for m, op in names.BEDROCK_SERIES)
+            )
+        if set(dimensions) != set(published):
+            raise ValueError(
+                f"Bedrock publishes {metric_name} (Operation={operation}) with dimensions {list(published)}, "
+                f"not {list(dimensions)}: pass knowledge_base_id exactly when the series carries "
+                f"{names.BEDROCK_KNOWLEDGE_BASE_DIMENSION} (lambdas/endpoint/metric_names.py BEDROCK_SERIES)"
+            )
         return cloudwatch.Metric(
             namespace=names.BEDROCK_KB_NAMESPACE,
             metric_name=metric_name,
-            dimensions_map={names.BEDROCK_OPERATION_DIMENSION: operation},
+            dimensions_map=dimensions,
             statistic=statistic,
             period=period or self.period,
-            label=label or f"{operation} {statistic}",
+            label=label or f"{operation or metric_name} {statistic}",
         )
 
     def metric_total_iteration_count(self, statistic: str = "Average", **kwargs) -> cloudwatch.Metric:
         return self.metric(names.BEDROCK_TOTAL_ITERATION_COUNT, self.AGENTIC, statistic=statistic, **kwargs)
 
-    def metric_throttles(self, operation: str, **kwargs) -> cloudwatch.Metric:
-        return self.metric(names.BEDROCK_THROTTLES, operation, statistic="Sum", **kwargs)
+    def metric_agentic(self, metric_name: str, **kwargs) -> cloudwatch.Metric:
+        """An AgenticRetrieveStream counter (account and region; no per-knowledge-base series)."""
+        return self.metric(metric_name, self.AGENTIC, **kwargs)
+
+    def metric_retrieve(self, metric_name: str, knowledge_base_id: str, **kwargs) -> cloudwatch.Metric:
+        """A Retrieve counter of one knowledge base (`knowledge_base_id`: the bare id, may be a token)."""
+        return self.metric(metric_name, self.RETRIEVE, knowledge_base_id=knowledge_base_id, **kwargs)
+
+    def metric_raw_data_size(self, knowledge_base_id: str, *, label: str) -> cloudwatch.Metric:
+        """Indexed size in GB, published after each completed ingestion job: Maximum over 1 hour,
+        as AWS's metrics notebook reads it (a sparse series; the latest point is the current size)."""
+        return self.metric(
+            names.BEDROCK_RAW_DATA_SIZE,
+            None,
+            knowledge_base_id=knowledge_base_id,
+            statistic="Maximum",
+            period=RAW_DATA_SIZE_PERIOD,
+            label=label,
+        )
+
+    def metric_retrieve_sum(
+        self, metric_name: str, knowledge_base_ids: Sequence[str], *, label: str, period: Duration | None = None
+    ) -> cloudwatch.MathExpression:
+        """One Retrieve counter summed over the given knowledge bases (alarms cannot use SEARCH).
+
+        FILL(…, 0): Bedrock publishes ClientErrors/ServerErrors/Throttles only when they happen.
+        """
+        if not knowledge_base_ids or len(knowledge_base_ids) > MAX_ALARM_METRICS:
+            raise ValueError(f"metric_retrieve_sum takes 1 to {MAX_ALARM_METRICS} knowledge bases")
+        period = period or self.period
+        using = {
+            f"kb{i}": self.metric_retrieve(metric_name, kb_id, period=period)
+            for i, kb_id in enumerate(knowledge_base_ids)
+        }
+        return cloudwatch.MathExpression(
+            expression="SUM([" + ", ".join(f"FILL({key}, 0)" for key in using) + "])",
+            using_metrics=using,
+            label=label,
+            period=period,
+        )
+
+    def search_retrieve(
+        self, metric_name: str, *, label: str, period: Duration | None = None
+    ) -> cloudwatch.MathExpression:
+        """A Retrieve counter summed over every knowledge base in the account (dashboards only)."""
+        period = period or self.period
+        dimensions = f"{names.BEDROCK_KNOWLEDGE_BASE_DIMENSION},{names.BEDROCK_OPERATION_DIMENSION}"
+        schema = f"{{{names.BEDROCK_KB_NAMESPACE},{dimensions}}}"
+        query = f'{schema} MetricName="{metric_name}" {names.BEDROCK_OPERATION_DIMENSION}="{self.RETRIEVE}"'
+        return cloudwatch.MathExpression(
+            expression=f"SUM(SEARCH('{query}', 'Sum', {int(period.to_seconds())}))",
+            label=label,
+            period=period,
+        )
+
+    def search_raw_data_size(self) -> cloudwatch.MathExpression:
+        """RawDataSize of every knowledge base in the account, one line each (dashboards only)."""
+        schema = f"{{{names.BEDROCK_KB_NAMESPACE},{names.BEDROCK_KNOWLEDGE_BASE_DIMENSION}}}"
+        query = f'{schema} MetricName="{names.BEDROCK_RAW_DATA_SIZE}"'
+        return cloudwatch.MathExpression(
+            expression=f"SEARCH('{query}', 'Maximum', {int(RAW_DATA_SIZE_PERIOD.to_seconds())})",
+            label="",
+            period=RAW_DATA_SIZE_PERIOD,
+        )
 
     def metric_agentic_calls_per_minute(self) -> cloudwatch.Metric:
-        """The rate the account's AgenticRetrieveStream quota (requests per minute) is counted in."""
-        return self.metric(
+        """Bedrock's own count of AgenticRetrieveStream calls, per minute (the quota's unit)."""
+        return self.metric_agentic(
             names.BEDROCK_INVOCATIONS,
-            self.AGENTIC,
             statistic="Sum",
-            period=Duration.minutes(1),
-            label="AgenticRetrieveStream calls / minute",
+            period=QUOTA_PERIOD,
+            label="Bedrock: AgenticRetrieveStream calls / minute",
         )
+
+
+def endpoint_requests_per_minute(tenants: Sequence[str]) -> cloudwatch.IMetric:
+    """Every tenant's endpoint requests per minute, summed (the endpoints' own EMF count).
+
+    Metric math over each tenant's `Requests` while the alarm stays within CloudWatch's 10 metrics
+    per metric-math alarm (one slot is Bedrock's series); beyond that a Metrics Insights query over
+    the same namespace, the remedy CloudWatch's alarm limits page names.
+    """
+    if not tenants:
+        raise ValueError("endpoint_requests_per_minute needs at least one tenant")
+    if len(tenants) < MAX_ALARM_METRICS:
+        using = {f"t{i}": EndpointMetrics(t).metric_requests(period=QUOTA_PERIOD) for i, t in enumerate(tenants)}
+        return cloudwatch.MathExpression(
+            expression="SUM([" + ", ".join(f"FILL({key}, 0)" for key in using) + "])",
+            using_metrics=using,
+            label="endpoints: requests / minute (all tenants)",
+            period=QUOTA_PERIOD,
+        )
+    # A Metrics Insights query built from this module's own constants (no outside input): not an injection.
+    query = f'SELECT SUM({names.REQUESTS}) FROM SCHEMA("{names.NAMESPACE}", {names.TENANT_DIMENSION})'  # noqa: S608
+    return cloudwatch.MathExpression(
+        expression=query,
+        label="endpoints: requests / minute (all tenants)",
+        period=QUOTA_PERIOD,
+    )
+
+
+def agentic_calls_per_minute(tenants: Sequence[str]) -> cloudwatch.MathExpression:
+    """What the account's AgenticRetrieveStream quota alarm reads: the larger of the endpoints' own
+    request count and Bedrock's Invocations series, per minute.
+
+    The endpoints' count exists whether or not Bedrock publishes its agentic series (AWS's sample saw
+    only Operation=Retrieve live, utils/kb_cost.py); Bedrock's series, when present, also counts
+    callers outside these endpoints. MAX, not +: each endpoint request is itself one of Bedrock's calls.
+    """
+    return cloudwatch.MathExpression(
+        expression="MAX([endpoints, FILL(bedrock, 0)])",
+        using_metrics={
+            "endpoints": endpoint_requests_per_minute(tenants),
+            "bedrock": BedrockMetrics().metric_agentic_calls_per_minute(),
+        },
+        label="AgenticRetrieveStream calls / minute (max of endpoints and Bedrock)",
+        period=QUOTA_PERIOD,
+    )

@@ -7,7 +7,7 @@ https://docs.aws.amazon.com/AmazonCloudWatch/latest/monitoring/CloudWatch_Dashbo
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -16,7 +16,7 @@ from constructs import Construct
 
 from lambdas.endpoint import metric_names as names
 from monitoring.dashboard_widgets import GRAPH_WIDTH, ROW_HEIGHT, explained_row, graph, titled_dashboard
-from monitoring.metric_catalogue import EndpointMetrics
+from monitoring.metric_catalogue import RAW_DATA_SIZE_PERIOD, BedrockMetrics, EndpointMetrics
 from schema.alarm_config import TenantThresholds
 
 TRAFFIC = """### Traffic and errors
@@ -56,6 +56,15 @@ Lambda invocations, **errors** (crashes, timeouts), **throttles**, concurrency a
 **Red**: throttles -> reserved concurrency exhausted: raise `reserved_concurrency` or find the
 caller that bursts; errors -> the function's log group (timeouts: raise `endpoint.timeout_seconds`)."""
 
+KNOWLEDGE = """### Knowledge bases (Bedrock, per knowledge base)
+Bedrock's own **Retrieve** counters for each of this tenant's knowledge bases (Operation=Retrieve,
+KnowledgeBaseId=`knowledge-base/<id>`: the only Retrieve series Bedrock publishes), and each
+knowledge base's indexed size (**RawDataSize**, GB, Maximum per hour, published after each ingestion).
+AgenticRetrieveStream calls have no per-knowledge-base series: see the environment dashboard.
+
+**Red** (throttles): Retrieve's quota is per knowledge base; spread load or request an increase.
+**Size flat at zero**: ingestion never completed (`akb ingest`, the data source's last job)."""
+
 GUARDRAIL = """### Guardrail and alarms
 Requests in which the guardrail **intervened** (zero if the tenant has no guardrail), and the
 state of this tenant's alarms.
@@ -74,6 +83,10 @@ class TenantDashboard(Construct):
     - thresholds: drawn as horizontal lines where an alarm watches the same metric.
     - reserved_concurrency: drawn on the concurrency graph; default none (no line).
     - alarms: shown in an alarm status widget; default none.
+    - knowledge_bases: alias -> knowledge-base id (tokens are fine); adds the knowledge-base row;
+      default none (no row).
+    - index_storage_price_per_gb_month: USD per GB-month of index storage, for the storage estimate;
+      default 5.0 (environment `pricing`).
     """
 
     def __init__(
@@ -87,6 +100,8 @@ class TenantDashboard(Construct):
         thresholds: TenantThresholds,
         reserved_concurrency: int | None = None,
         alarms: Sequence[cloudwatch.IAlarm] = (),
+        knowledge_bases: Mapping[str, str] | None = None,
+        index_storage_price_per_gb_month: float = 5.0,
     ):
         super().__init__(scope, construct_id)
         m = EndpointMetrics(tenant)
@@ -96,6 +111,30 @@ class TenantDashboard(Construct):
             f"# Tenant `{tenant}`\nEndpoint metrics are the service's own (namespace "
             f"`{names.NAMESPACE}`, dimension `{names.TENANT_DIMENSION}={tenant}`).",
         )
+        self._endpoint_rows(m, thresholds)
+        self._function_row(function, reserved_concurrency)
+        if knowledge_bases:
+            self._row(
+                KNOWLEDGE,
+                knowledge_base_widgets(knowledge_bases, thresholds.bedrock_throttles, index_storage_price_per_gb_month),
+            )
+        self._row(
+            GUARDRAIL,
+            [
+                graph(
+                    "Guardrail interventions",
+                    [m.metric(names.GUARDRAIL_INTERVENTIONS, statistic="Sum", label="interventions")],
+                ),
+                cloudwatch.AlarmStatusWidget(title="Alarms", alarms=list(alarms), width=12, height=ROW_HEIGHT),
+            ],
+        )
+
+    def _endpoint_rows(self, m: EndpointMetrics, thresholds: TenantThresholds) -> None:
+        """Traffic, latency, planner work and cost: the endpoint's own EMF metrics."""
+        self._traffic_and_latency_rows(m, thresholds)
+        self._planner_and_cost_rows(m, thresholds)
+
+    def _traffic_and_latency_rows(self, m: EndpointMetrics, thresholds: TenantThresholds) -> None:
         self._row(
             TRAFFIC,
             [
@@ -121,6 +160,8 @@ class TenantDashboard(Construct):
                 graph("Deadline stops", [m.metric_deadline_stops()], lines=[("alarm", thresholds.deadline_stops)]),
             ],
         )
+
+    def _planner_and_cost_rows(self, m: EndpointMetrics, thresholds: TenantThresholds) -> None:
         self._row(
             PLANNER,
             [
@@ -168,6 +209,9 @@ class TenantDashboard(Construct):
                 ),
             ],
         )
+
+    def _function_row(self, function: lambda_.IFunction, reserved_concurrency: int | None) -> None:
+        """The function's own Lambda metrics, with the reserved concurrency drawn as a line."""
         concurrency_lines = [("reserved concurrency", reserved_concurrency)] if reserved_concurrency else []
         self._row(
             FUNCTION,
@@ -191,16 +235,51 @@ class TenantDashboard(Construct):
                 ),
             ],
         )
-        self._row(
-            GUARDRAIL,
-            [
-                graph(
-                    "Guardrail interventions",
-                    [m.metric(names.GUARDRAIL_INTERVENTIONS, statistic="Sum", label="interventions")],
-                ),
-                cloudwatch.AlarmStatusWidget(title="Alarms", alarms=list(alarms), width=12, height=ROW_HEIGHT),
-            ],
-        )
 
     def _row(self, text: str, widgets: list[cloudwatch.IWidget]) -> None:
         self.dashboard.add_widgets(explained_row(text, widgets))
+
+
+def knowledge_base_widgets(
+    knowledge_bases: Mapping[str, str], throttles_alarm: float, price_per_gb_month: float
+) -> list[cloudwatch.IWidget]:
+    """Per knowledge base: Retrieve calls; Retrieve errors and throttles; RawDataSize and what it costs."""
+    bedrock = BedrockMetrics()
+    counters = names.BEDROCK_CLIENT_ERRORS, names.BEDROCK_SERVER_ERRORS, names.BEDROCK_THROTTLES
+    sizes = {
+        f"size{i}": bedrock.metric_raw_data_size(kb_id, label=f"{alias} GB")
+        for i, (alias, kb_id) in enumerate(knowledge_bases.items())
+    }
+    storage = cloudwatch.MathExpression(
+        # The index storage estimate: indexed GB x the environment's price per GB-month.
+        expression=f"{price_per_gb_month:g} * SUM([" + ", ".join(f"FILL({key}, 0)" for key in sizes) + "])",
+        using_metrics=sizes,
+        label=f"index storage, USD per month at ${price_per_gb_month:g}/GB-month",
+        period=RAW_DATA_SIZE_PERIOD,
+    )
+    return [
+        graph(
+            "Retrieve calls per knowledge base",
+            [
+                bedrock.metric_retrieve(names.BEDROCK_INVOCATIONS, kb_id, label=alias)
+                for alias, kb_id in knowledge_bases.items()
+            ],
+        ),
+        graph(
+            "Retrieve errors and throttles per knowledge base",
+            [
+                bedrock.metric_retrieve(counter, kb_id, label=f"{alias} {counter}")
+                for alias, kb_id in knowledge_bases.items()
+                for counter in counters
+            ],
+            lines=[("throttles alarm (sum)", throttles_alarm)],
+        ),
+        cloudwatch.GraphWidget(
+            title="Index size (RawDataSize, GB; right: storage USD / month)",
+            left=list(sizes.values()),
+            right=[storage],
+            width=GRAPH_WIDTH,
+            height=ROW_HEIGHT,
+            period=RAW_DATA_SIZE_PERIOD,
+        ),
+    ]

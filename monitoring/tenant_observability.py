@@ -6,6 +6,8 @@ built beside a plain function in tests and reused for any function that emits th
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+
 from aws_cdk import Stack
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
@@ -37,6 +39,9 @@ class TenantObservability(Construct):
     - topic: the environment's alarm topic; default none (no notifications).
     - reserved_concurrency: the function's reserved concurrency, drawn on the dashboard; default none.
     - query_folder: Logs Insights folder of the saved queries; default `name`.
+    - knowledge_bases: alias -> knowledge-base id (tokens are fine): per-knowledge-base Bedrock
+      graphs and the Retrieve throttles alarm; default none.
+    - index_storage_price_per_gb_month: for the dashboard's storage estimate; default 5.0.
     """
 
     def __init__(
@@ -52,6 +57,8 @@ class TenantObservability(Construct):
         topic: sns.ITopic | None = None,
         reserved_concurrency: int | None = None,
         query_folder: str | None = None,
+        knowledge_bases: Mapping[str, str] | None = None,
+        index_storage_price_per_gb_month: float = 5.0,
     ):
         super().__init__(scope, construct_id)
         self.alarms = EndpointAlarms(
@@ -63,6 +70,7 @@ class TenantObservability(Construct):
             thresholds=thresholds,
             topic=topic,
             runbook_url=f"{RUNBOOK}; dashboard {dashboard_url(self, name)}",
+            knowledge_base_ids=list((knowledge_bases or {}).values()),
         )
         self.dashboard = TenantDashboard(
             self,
@@ -73,5 +81,7 @@ class TenantObservability(Construct):
             thresholds=thresholds,
             reserved_concurrency=reserved_concurrency,
             alarms=[*self.alarms.alarms.values(), self.alarms.composite],
+            knowledge_bases=knowledge_bases,
+            index_storage_price_per_gb_month=index_storage_price_per_gb_month,
         )
         self.queries = EndpointLogQueries(self, "Queries", log_group=log_group, name_prefix=query_folder or name)

@@ -70,7 +70,7 @@ class EndpointRoleInputs:
     log_group_arn: str  # `arn:...:log-group:<name>` without the trailing `:*`
     planner_type: str = "MANAGED"
     planner_model_arn: str | None = None
-    reranking_type: str = "MANAGED"
+    reranking_type: str | None = None
     reranking_model_arn: str | None = None
     guardrail_arn: str | None = None
     kms_key_arns: Sequence[str] = ()
@@ -106,6 +106,8 @@ def endpoint_role_policy(inputs: EndpointRoleInputs) -> PolicyDocument:
     statements: list[Statement] = [
         # AgenticRetrieveStream cannot be scoped to a resource (AWS docs: kb-test-agentic-retrieve);
         # what it can reach is bounded by the Retrieve/GetDocumentContent statement below.
+        # GetDocumentContent "requires both bedrock:Retrieve and bedrock:GetDocumentContent IAM actions
+        # on the knowledge base resource" (AWS docs: kb-test-get-document-content).
         allow("AgenticRetrieveStreamCannotBeScopedToAResource", ["bedrock:AgenticRetrieveStream"], "*"),
         allow(
             "RetrieveFromTheTenantsKnowledgeBasesOnly",

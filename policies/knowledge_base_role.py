@@ -16,19 +16,19 @@ VERSION = "2012-10-17"
 
 
 @dataclass(frozen=True)
-class BucketRead:
-    """One bucket the role may read, limited to the key prefixes its data sources name."""
-
-    bucket_arn: str
-    prefixes: Sequence[str]
-
-
-@dataclass(frozen=True)
 class KnowledgeBaseRoleInputs:
+    """What one knowledge base's role may reach.
+
+    :param bucket_arns: buckets its `s3` sources read. Each belongs to one tenant, so the role may
+        list it and read every object in it (see `knowledge_base_role_policy`).
+    :param certificate_object_arns: single S3 objects (SharePoint/OneDrive sign-in certificates).
+    """
+
     partition: str
     region: str
     account: str
-    buckets: Sequence[BucketRead] = field(default_factory=tuple)
+    bucket_arns: Sequence[str] = field(default_factory=tuple)
+    certificate_object_arns: Sequence[str] = field(default_factory=tuple)
     secret_arns: Sequence[str] = field(default_factory=tuple)
     kms_key_arns: Sequence[str] = field(default_factory=tuple)
     embedding_model_arn: str | None = None
@@ -62,35 +62,52 @@ def knowledge_base_trust_policy(partition: str, region: str, account: str) -> di
     }
 
 
-def _object_arns(read: BucketRead) -> list[str]:
-    # An empty prefix means the whole bucket; otherwise only keys under each prefix.
-    return [f"{read.bucket_arn}/{prefix}*" for prefix in read.prefixes]
+def _same_account(account: str) -> dict:
+    return {"StringEquals": {"aws:ResourceAccount": account}}
 
 
-def knowledge_base_role_policy(inputs: KnowledgeBaseRoleInputs) -> dict:
-    """The role's permissions: only what its own sources, keys and embedding model need."""
+def _s3_statements(inputs: KnowledgeBaseRoleInputs) -> list[dict]:
     statements: list[dict] = []
-    if inputs.buckets:
+    if inputs.bucket_arns:
+        # bucket and bucket/*, as AWS's CloudFormation sample grants (managed-kb-s3-cfn.yaml), not the
+        # source's prefix; the sample's security notebooks even report scoped ARNs refused for the
+        # connector's role session and use `*` (ledger: CONFLICTING). Each bucket belongs to one
+        # tenant (the loader rejects a shared bucket_arn), so bucket/* reads only that tenant's data.
         statements.append(
             {
                 "Sid": "ListDocumentBuckets",
                 "Effect": "Allow",
                 "Action": "s3:ListBucket",
-                # Listing is not narrowed by s3:prefix: how the connector lists (by prefix or whole
-                # bucket) is not documented, and a too-narrow condition silently ingests nothing.
-                "Resource": _unique(read.bucket_arn for read in inputs.buckets),
-                "Condition": {"StringEquals": {"aws:ResourceAccount": inputs.account}},
+                "Resource": _unique(inputs.bucket_arns),
+                "Condition": _same_account(inputs.account),
             }
         )
         statements.append(
             {
-                "Sid": "ReadDocumentsUnderSourcePrefixes",
+                "Sid": "ReadDocumentBucketObjects",
                 "Effect": "Allow",
                 "Action": "s3:GetObject",
-                "Resource": _unique(arn for read in inputs.buckets for arn in _object_arns(read)),
-                "Condition": {"StringEquals": {"aws:ResourceAccount": inputs.account}},
+                "Resource": _unique(f"{arn}/*" for arn in inputs.bucket_arns),
+                "Condition": _same_account(inputs.account),
             }
         )
+    if inputs.certificate_object_arns:
+        statements.append(
+            {
+                "Sid": "ReadConnectorCertificates",
+                "Effect": "Allow",
+                "Action": "s3:GetObject",
+                # One object each: the connector reads its .pfx from S3 (sample 03-sharepoint-connector.ipynb).
+                "Resource": _unique(inputs.certificate_object_arns),
+                "Condition": _same_account(inputs.account),
+            }
+        )
+    return statements
+
+
+def knowledge_base_role_policy(inputs: KnowledgeBaseRoleInputs) -> dict:
+    """The role's permissions: only what its own sources, keys and embedding model need."""
+    statements = _s3_statements(inputs)
     statements.append(
         {
             "Sid": "PublishKnowledgeBaseMetrics",

@@ -105,15 +105,18 @@ class Alarms(StrictModel):
     bedrock_throttles: int = Field(
         0,
         ge=0,
-        description="Account-level: alarm when Bedrock reports more throttles than this per period "
-        "(each operation) for evaluation_periods periods.",
+        description="Alarm when Bedrock reports more throttles than this per period for "
+        "evaluation_periods periods: AgenticRetrieveStream for the whole account (platform stack), and "
+        "Retrieve summed over each tenant's knowledge bases (tenant stack; Retrieve metrics exist only "
+        "per knowledge base).",
     )
     quota_utilization_percent: float = Field(
         80.0,
         gt=0,
         le=100,
         description="Account-level: alarm when AgenticRetrieveStream calls per minute exceed this "
-        "percentage of bedrock_quota_per_minute.",
+        "percentage of bedrock_quota_per_minute. Calls are the larger of the endpoints' own request count "
+        "(all tenants) and Bedrock's Invocations series.",
     )
 
 
@@ -129,6 +132,8 @@ class TenantThresholds:
     function_throttles: int
     period_minutes: int
     evaluation_periods: int
+    # The environment's `bedrock_throttles`, applied to Retrieve on the tenant's knowledge bases.
+    bedrock_throttles: int = 0
 
 
 @dataclass(frozen=True)
@@ -174,6 +179,7 @@ def tenant_thresholds(environment: Environment, tenant: Tenant) -> TenantThresho
         function_throttles=pick("function_throttles"),
         period_minutes=env_alarms.period_minutes,
         evaluation_periods=env_alarms.evaluation_periods,
+        bedrock_throttles=env_alarms.bedrock_throttles,
     )
 
 

@@ -4,27 +4,29 @@ from __future__ import annotations
 
 import difflib
 import re
-from typing import Annotated, Any
+from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9-]{0,30}[a-z0-9]$|^[a-z]$")
 ACCOUNT_PATTERN = re.compile(r"^\d{12}$")
 REGION_PATTERN = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$")
-# arn:partition:service:region:account:resource — region/account may be empty (global resources).
-ARN_PATTERN = re.compile(r"^arn:aws(-[a-z]+)*:[a-z0-9-]+:([a-z0-9-]*):(\d{12})?:.+$")
-IAM_PRINCIPAL_PATTERN = re.compile(r"^arn:aws(-[a-z]+)*:iam::\d{12}:(role|user)/[\w+=,.@/-]+$")
 
 
 class StrictModel(BaseModel):
     """Every config object: unknown keys are errors (a typo must never pass silently)."""
 
     model_config = ConfigDict(extra="forbid", frozen=True, populate_by_name=True)
+    # Keys an earlier release accepted -> what to write instead (a clearer error than "unknown").
+    removed_fields: ClassVar[dict[str, str]] = {}
 
     @model_validator(mode="before")
     @classmethod
     def _reject_unknown_keys(cls, data: Any) -> Any:
         if isinstance(data, dict):
+            removed = [f"'{key}' was removed: {cls.removed_fields[key]}" for key in data if key in cls.removed_fields]
+            if removed:
+                raise ValueError("; ".join(removed))
             allowed = set(cls.model_fields)
             unknown = [key for key in data if key not in allowed]
             if unknown:
@@ -57,12 +59,6 @@ def _region(value: str) -> str:
     return value
 
 
-def _arn(value: str) -> str:
-    if not ARN_PATTERN.match(value):
-        raise ValueError(f"'{value}' is not a valid ARN (arn:<partition>:<service>:<region>:<account>:<resource>)")
-    return value
-
-
 def _non_blank(value: str) -> str:
     if not value.strip():
         raise ValueError("must not be empty")
@@ -72,18 +68,7 @@ def _non_blank(value: str) -> str:
 Name = Annotated[str, AfterValidator(_name)]
 AccountId = Annotated[str, AfterValidator(_account)]
 Region = Annotated[str, AfterValidator(_region)]
-Arn = Annotated[str, AfterValidator(_arn)]
 NonBlank = Annotated[str, AfterValidator(_non_blank)]
-
-
-def arn_service(arn: str) -> str:
-    return arn.split(":")[2]
-
-
-def require_arn_service(arn: str, services: tuple[str, ...], what: str) -> str:
-    if arn_service(arn) not in services:
-        raise ValueError(f"'{arn}' is not {what} (expected an arn:...:{'|'.join(services)}:... ARN)")
-    return arn
 
 
 def unique(values: list[str], what: str) -> list[str]:

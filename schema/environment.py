@@ -7,7 +7,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from schema.alarm_config import DEFAULT_BEDROCK_QUOTA_PER_MINUTE, Alarms
-from schema.common import AccountId, Arn, Name, Region, StrictModel, unique
+from schema.arn_types import BedrockModelArn, KmsKeyArn
+from schema.common import AccountId, Name, Region, StrictModel, unique
 
 # CloudWatch Logs accepts only these retention periods (AWS::Logs::LogGroup RetentionInDays).
 LOG_RETENTION_DAYS = (
@@ -72,7 +73,7 @@ class Planner(StrictModel):
     type: Literal["MANAGED", "CUSTOM"] = Field(
         "MANAGED", description="MANAGED (Bedrock's planner) or CUSTOM (your model_arn)."
     )
-    model_arn: Arn | None = Field(
+    model_arn: BedrockModelArn | None = Field(
         None,
         description="Foundation model or inference profile ARN; required for CUSTOM, not allowed for MANAGED.",
     )
@@ -86,10 +87,14 @@ class Planner(StrictModel):
 class Reranking(StrictModel):
     """How retrieved passages are reranked before the planner sees them."""
 
-    type: Literal["MANAGED", "CUSTOM", "NONE"] = Field(
-        "MANAGED", description="MANAGED, CUSTOM (your model_arn) or NONE."
+    type: Literal["MANAGED", "CUSTOM", "NONE"] | None = Field(
+        None,
+        description="MANAGED, CUSTOM (your model_arn) or NONE; unset: the service default (MANAGED for "
+        "managed-embedding knowledge bases, NONE for custom-embedding ones).",
     )
-    model_arn: Arn | None = Field(None, description="Reranking model ARN; required for CUSTOM, not allowed otherwise.")
+    model_arn: BedrockModelArn | None = Field(
+        None, description="Reranking model or inference profile ARN; required for CUSTOM, not allowed otherwise."
+    )
 
     @model_validator(mode="after")
     def _model_arn_matches_type(self) -> Reranking:
@@ -97,13 +102,11 @@ class Reranking(StrictModel):
         return self
 
 
-def _check_model_arn(kind: str, model_arn: str | None) -> None:
+def _check_model_arn(kind: str | None, model_arn: str | None) -> None:
     if kind == "CUSTOM" and not model_arn:
         raise ValueError("type CUSTOM needs model_arn (a foundation model or inference profile ARN)")
     if kind != "CUSTOM" and model_arn:
         raise ValueError(f"model_arn is only used with type CUSTOM; remove it or set type: CUSTOM (got {kind})")
-    if model_arn and ":bedrock:" not in model_arn:
-        raise ValueError(f"model_arn '{model_arn}' is not a Bedrock ARN (arn:aws:bedrock:...)")
 
 
 class EndpointSettings(StrictModel):
@@ -144,13 +147,27 @@ class EndpointSettings(StrictModel):
 
 
 class Pricing(StrictModel):
-    """Prices behind the endpoint's EstimatedCostUSD metric (us-east-1 list prices; docs/facts-and-decisions.md)."""
+    """Prices behind the cost estimates: the endpoint's EstimatedCostUSD metric and the dashboards'
+    index storage estimate. Defaults: Amazon Bedrock's price page (https://aws.amazon.com/bedrock/pricing/,
+    on-demand, us-east-1) as AWS's sample records it (aws-samples/amazon-bedrock-samples,
+    rag/managed-knowledge-bases/utils/kb_pricing.yaml, 2026-07-09; docs/facts-and-decisions.md). Other regions
+    may differ: override."""
 
     agentic_per_1000_usd: float = Field(
         4.0, ge=0, description="Managed planner: USD per 1,000 AgenticRetrieveStream calls."
     )
     retrieve_per_1000_usd: float = Field(
-        1.0, ge=0, description="USD per 1,000 underlying Retrieve calls (one per sub-query)."
+        1.0,
+        ge=0,
+        description="USD per 1,000 Retrieve calls: each retrieve-mode call, and the underlying Retrieve "
+        "calls of an agentic call, counted as its planner iterations (the endpoint's stand-in for "
+        "Bedrock's TotalIterationCount, the proxy AWS's sample uses).",
+    )
+    index_storage_per_gb_month_usd: float = Field(
+        5.0,
+        ge=0,
+        description="USD per GB-month of knowledge-base index storage (Bedrock's RawDataSize); drawn on "
+        "the dashboards, not part of EstimatedCostUSD (it is not per request).",
     )
 
 
@@ -168,6 +185,12 @@ class Environment(StrictModel):
     alarms: Alarms = Field(default_factory=Alarms, description="Alarm notifications, periods and thresholds.")
     log_retention_days: Annotated[int, AfterValidator(_retention)] = Field(
         30, description="Retention of the endpoint's log group."
+    )
+    log_kms_key_arn: KmsKeyArn | None = Field(
+        None,
+        description="Customer managed symmetric KMS key that encrypts the endpoint's log group; its key "
+        "policy must allow CloudWatch Logs (docs/security.md, `akb policy` prints the statement). Default: "
+        "CloudWatch Logs' own encryption.",
     )
     removal_policy: Literal["retain", "destroy"] = Field(
         "retain", description="What `cdk destroy` does to buckets, logs and knowledge bases."

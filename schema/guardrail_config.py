@@ -11,6 +11,7 @@ from typing import Annotated, Literal
 
 from pydantic import BeforeValidator, Field, model_validator
 
+from schema.arn_types import KmsKeyArn
 from schema.common import NonBlank, Regex, StrictModel
 
 _BLOCK_ONLY_REASON = (
@@ -86,4 +87,4 @@ class Guardrail(StrictModel):
     pii_entities: list[PiiEntity] = Field(default_factory=list)
     regexes: list[RegexFilter] = Field(default_factory=list)
     contextual_grounding: list[ContextualGroundingFilter] = Field(default_factory=list)
-    kms_key_arn: str | None = Field(None, description="Customer managed KMS key for the guardrail.")
+    kms_key_arn: KmsKeyArn | None = Field(None, description="Customer managed KMS key for the guardrail.")

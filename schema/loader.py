@@ -9,6 +9,7 @@ from typing import Any
 import yaml
 from pydantic import BaseModel, ValidationError
 
+from schema.arn_types import arn_account
 from schema.common import NAME_PATTERN
 from schema.config_errors import ConfigError, Problem, problems_from_validation
 from schema.environment import Environment
@@ -16,6 +17,9 @@ from schema.tenant import Tenant
 
 DEFAULT_CONFIG_DIR = Path("config")
 DEFAULT_ENV = "dev"
+# The example files are under 3 KB; 256 KiB leaves room for any real tenant and bounds what one
+# file can make the loader (and synth) do.
+MAX_FILE_BYTES = 256 * 1024
 
 
 @dataclass(frozen=True)
@@ -28,8 +32,27 @@ class Project:
     config_dir: Path
 
 
-class _UniqueKeyLoader(yaml.SafeLoader):
-    """PyYAML keeps the last of two equal keys; a silently dropped setting is worse than an error."""
+class _BoundedLoader(yaml.SafeLoader):
+    """A SafeLoader that refuses anchors and aliases, and duplicate keys.
+
+    Aliases let a few hundred bytes expand into billions of nodes ("billion laughs"): the loader
+    shares them, but everything after it (validation, the CDK, the template JSON) copies them. Config
+    files are reviewed like code and never need them, so `&name` and `*name` (and `<<` merges, which
+    need an alias) are errors at the line they appear on. PyYAML also keeps the last of two equal
+    keys; a silently dropped setting is worse than an error.
+    """
+
+    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
+        event = self.peek_event()
+        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+            kind = "an alias (*" if isinstance(event, yaml.AliasEvent) else "an anchor (&"
+            raise yaml.composer.ComposerError(
+                None,
+                None,
+                f"{kind}{event.anchor}) is not allowed in config files: write the value out in full",
+                event.start_mark,
+            )
+        return super().compose_node(parent, index)  # type: ignore[arg-type]
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
@@ -43,11 +66,22 @@ class _UniqueKeyLoader(yaml.SafeLoader):
 
 def read_yaml(path: Path) -> tuple[Any, list[Problem]]:
     try:
-        text = path.read_text(encoding="utf-8")
+        with path.open("rb") as handle:
+            raw = handle.read(MAX_FILE_BYTES + 1)
     except OSError as error:
         return None, [Problem(str(path), "", f"cannot be read: {error.strerror}")]
+    if len(raw) > MAX_FILE_BYTES:
+        return None, [
+            Problem(
+                str(path), "", f"is larger than {MAX_FILE_BYTES // 1024} KiB; a config file this big is not a config"
+            )
+        ]
     try:
-        data = yaml.load(text, Loader=_UniqueKeyLoader)  # noqa: S506 - a SafeLoader subclass
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError as error:
+        return None, [Problem(str(path), "", f"is not UTF-8 text (byte {error.start})")]
+    try:
+        data = yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader subclass
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""
@@ -114,7 +148,9 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
         problems.extend(tenant_problems)
         if tenant is not None:
             tenants[name] = tenant
+            problems.extend(_reader_account_problems(tenant_file, environment, tenant))
     problems.extend(_misnamed_tenant_files(tenants_dir))
+    problems.extend(_shared_buckets(tenants, tenants_dir))
     if problems or environment is None:
         raise ConfigError(problems)
     return Project(env_name=env_name, environment=environment, tenants=tenants, config_dir=config_dir)
@@ -140,3 +176,57 @@ def _misnamed_tenant_files(tenants_dir: Path) -> list[Problem]:
         for path in sorted(tenants_dir.glob("*.y*ml"))
         if not NAME_PATTERN.match(path.stem) or path.suffix != ".yaml"
     ]
+
+
+def _reader_account_problems(tenant_file: Path, environment: Environment, tenant: Tenant) -> list[Problem]:
+    """knowledge_base_access needs the environment's account, which only the environment file knows:
+    a cross-account reader in this account would get an Allow no identity policy granted, and a
+    break-glass role of another account would be exempt from the Deny yet allowed by nothing."""
+    if environment.account is None:
+        return []
+    access, account, problems = tenant.knowledge_base_access, environment.account, []
+    for index, arn in enumerate(access.cross_account_readers):
+        if arn_account(arn) == account:
+            problems.append(
+                Problem(
+                    str(tenant_file),
+                    f"knowledge_base_access.cross_account_readers[{index}]",
+                    f"'{arn}' is in the environment's own account {account}: give it an identity policy "
+                    "and list it in break_glass_roles instead",
+                )
+            )
+    for index, arn in enumerate(access.break_glass_roles):
+        if arn_account(arn) != account:
+            problems.append(
+                Problem(
+                    str(tenant_file),
+                    f"knowledge_base_access.break_glass_roles[{index}]",
+                    f"'{arn}' is not in the environment's account {account}: a role of another account "
+                    "reads through cross_account_readers",
+                )
+            )
+    return problems
+
+
+def _shared_buckets(tenants: dict[str, Tenant], tenants_dir: Path) -> list[Problem]:
+    """A knowledge base role reads its whole source bucket (bucket/*, as AWS's sample grants), so a
+    bucket named by two tenants would let each read the other's documents: isolation forbids it."""
+    owner: dict[str, str] = {}
+    problems = []
+    for name, tenant in tenants.items():
+        for kb_index, kb in enumerate(tenant.knowledge_bases):
+            for source_index, source in enumerate(kb.sources):
+                bucket = getattr(source, "bucket_arn", None)
+                if bucket is None:
+                    continue
+                first = owner.setdefault(bucket, name)
+                if first != name:
+                    problems.append(
+                        Problem(
+                            str(tenants_dir / f"{name}.yaml"),
+                            f"knowledge_bases[{kb_index}].sources[{source_index}].bucket_arn",
+                            f"bucket {bucket} is already a source of tenant '{first}'; a knowledge base "
+                            "reads its whole bucket, so each tenant needs its own",
+                        )
+                    )
+    return problems

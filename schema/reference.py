@@ -17,6 +17,7 @@ import yaml
 from pydantic import BaseModel
 from pydantic_core import PydanticUndefined
 
+from schema.arn_types import ArnKind
 from schema.environment import Environment
 from schema.tenant import Tenant
 
@@ -76,7 +77,13 @@ def _models_in(annotation: Any) -> list[type[BaseModel]]:
 def _type_name(annotation: Any) -> str:
     origin = get_origin(annotation)
     if origin is typing.Annotated:
-        return _type_name(get_args(annotation)[0])
+        kind = next((item for item in annotation.__metadata__ if isinstance(item, ArnKind)), None)
+        # ARN fields say which ARN (and that wildcards are refused), not just "str".
+        return (
+            f"{kind.what.removeprefix('a ').removeprefix('an ')} (no wildcards)"
+            if kind
+            else _type_name(get_args(annotation)[0])
+        )
     if origin is typing.Literal:
         return " \\| ".join(str(value) for value in get_args(annotation))
     if origin in (typing.Union, types.UnionType):

@@ -10,7 +10,8 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from schema.alarm_config import TenantAlarms
-from schema.common import IAM_PRINCIPAL_PATTERN, NonBlank, StrictModel, unique
+from schema.arn_types import IamPrincipalArn, IamRoleArn
+from schema.common import NonBlank, StrictModel, unique
 from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
 
@@ -94,9 +95,7 @@ class Routing(StrictModel):
 
 
 class Invoker(StrictModel):
-    arn: Annotated[str, Field(pattern=IAM_PRINCIPAL_PATTERN.pattern)] = Field(
-        description="IAM role or user ARN allowed to call the endpoint."
-    )
+    arn: IamPrincipalArn = Field(description="IAM role or user ARN allowed to call the endpoint.")
     trusted: bool = Field(False, description="May pass an end user's id for document ACLs (user_context: trusted).")
     user_id_from_session_name: bool = Field(
         False,
@@ -109,6 +108,31 @@ class Invoker(StrictModel):
     @property
     def is_role(self) -> bool:
         return ":role/" in self.arn
+
+
+class KnowledgeBaseAccess(StrictModel):
+    """Who, besides the tenant's own roles, may read its knowledge bases.
+
+    Every knowledge base gets a resource policy (`AWS::Bedrock::KnowledgeBasePolicy`) that denies
+    bedrock:Retrieve and bedrock:GetDocumentContent to every principal except the tenant's reader
+    roles (the endpoint's) and the ARNs below, so a too-broad identity policy elsewhere in the
+    account still cannot read this tenant's knowledge.
+    https://docs.aws.amazon.com/bedrock/latest/userguide/kb-managed-cross-account.html
+    """
+
+    cross_account_readers: Annotated[
+        list[IamPrincipalArn], AfterValidator(lambda v: unique(v, "cross-account reader"))
+    ] = Field(
+        default_factory=list,
+        description="Roles or users in other accounts given an explicit Allow of bedrock:Retrieve and "
+        "bedrock:GetDocumentContent on every knowledge base of the tenant (their own account must also "
+        "grant it in an identity policy). Default: none.",
+    )
+    break_glass_roles: Annotated[list[IamRoleArn], AfterValidator(lambda v: unique(v, "break-glass role"))] = Field(
+        default_factory=list,
+        description="Roles of this account exempt from the Deny (e.g. console testing); they still need "
+        "an identity policy that allows the actions. Default: none.",
+    )
 
 
 _GUARDRAIL_UNSET = "<unset>"
@@ -150,6 +174,10 @@ class Tenant(StrictModel):
     )
     alarms: TenantAlarms | None = Field(
         None, description="Overrides of the environment's alarm thresholds; unset fields use the environment's."
+    )
+    knowledge_base_access: KnowledgeBaseAccess = Field(
+        default_factory=KnowledgeBaseAccess,
+        description="Extra readers of the knowledge bases' resource policy (cross-account, break-glass).",
     )
 
     @model_validator(mode="after")

@@ -19,16 +19,21 @@ class PlatformStack(cdk.Stack):
     def __init__(self, scope: Construct, construct_id: str, *, project: Project, **kwargs):
         super().__init__(scope, construct_id, **kwargs)
         environment = project.environment
-        self.alarms = AlarmTopic(
-            self, "Alarms", emails=environment.alarms.emails, removal_policy=removal_policy(environment)
-        )
         prefix = resource_prefix(project.env_name)
+        self.alarms = AlarmTopic(
+            self,
+            "Alarms",
+            emails=environment.alarms.emails,
+            alarm_name_prefix=prefix,
+            removal_policy=removal_policy(environment),
+        )
         thresholds = account_thresholds(environment, project.tenants.values())
         self.bedrock_alarms = BedrockAccountAlarms(
             self,
             "BedrockAlarms",
             name_prefix=prefix,
             thresholds=thresholds,
+            tenants=list(project.tenants),
             topic=self.alarms.topic,
             runbook_url=RUNBOOK,
         )
@@ -40,4 +45,5 @@ class PlatformStack(cdk.Stack):
             thresholds=thresholds,
             tenant_dashboard_names={tenant: resource_prefix(project.env_name, tenant) for tenant in project.tenants},
             alarms=list(self.bedrock_alarms.alarms.values()),
+            index_storage_price_per_gb_month=environment.pricing.index_storage_per_gb_month_usd,
         )

@@ -11,6 +11,7 @@ from constructs import Construct
 from cdk_constructs.document_bucket import DocumentBucket
 from cdk_constructs.guardrail import Guardrail
 from cdk_constructs.knowledge_base import KnowledgeBase
+from cdk_constructs.knowledge_base_policy import KnowledgeBasePolicy
 from cdk_constructs.knowledge_outputs import publish_knowledge
 from cdk_constructs.log_group import log_group
 from cdk_constructs.removal import removal_policy
@@ -114,6 +115,7 @@ class TenantStack(cdk.Stack):
             retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
             log_group=self.endpoint_log_group,
         )
+        self.knowledge_base_policies = self._build_knowledge_base_policies([self.endpoint.role.role_arn])
 
         # Monitoring: dashboard, alarms (+ a composite that pages the environment's topic) and saved
         # log queries. It reads the function's metrics and the tenant's EMF metrics (metric_names.py).
@@ -128,7 +130,27 @@ class TenantStack(cdk.Stack):
             topic=platform.alarms.topic,
             reserved_concurrency=self.tenant.reserved_concurrency,
             query_folder=query_folder(project.env_name, tenant_name),
+            knowledge_bases={alias: kb.knowledge_base_id for alias, kb in self.knowledge_bases.items()},
+            index_storage_price_per_gb_month=project.environment.pricing.index_storage_per_gb_month_usd,
         )
+
+    def _build_knowledge_base_policies(self, reader_role_arns: list[str]) -> dict[str, KnowledgeBasePolicy]:
+        """Defence in depth: each knowledge base's own policy lets only this tenant's readers retrieve,
+        whatever another identity policy of the account allows. Later front doors (MCP gateway,
+        agent) add their roles to `reader_role_arns`."""
+        access = self.tenant.knowledge_base_access
+        return {
+            alias: KnowledgeBasePolicy(
+                knowledge_base,
+                "AccessPolicy",
+                knowledge_base_id=knowledge_base.knowledge_base_id,
+                knowledge_base_arn=knowledge_base.knowledge_base_arn,
+                reader_role_arns=reader_role_arns,
+                cross_account_readers=access.cross_account_readers,
+                break_glass_role_arns=access.break_glass_roles,
+            )
+            for alias, knowledge_base in self.knowledge_bases.items()
+        }
 
 
 def _reads_document_bucket(tenant: Tenant) -> bool:

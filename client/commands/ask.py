@@ -18,6 +18,7 @@ import click
 from client.options import config_option, env_option
 
 EXIT_OK, EXIT_CONFIG, EXIT_HTTP, EXIT_STREAM, EXIT_DEADLINE = 0, 1, 3, 4, 5
+MAX_MORE_PAGES = 20  # a typo such as --more 1000 must not loop on a paginating endpoint
 
 
 def _filter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> dict | None:
@@ -51,6 +52,13 @@ def _filter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
 @click.option("--filter", "metadata_filter", callback=_filter, help="Metadata filter, as JSON.")
 @click.option("--user-id", help="User id for document ACLs (honoured for trusted callers only).")
 @click.option("--mode", type=click.Choice(["agentic", "retrieve", "auto"]), help="Retrieval mode.")
+@click.option(
+    "--more",
+    type=click.IntRange(min=0, max=MAX_MORE_PAGES),
+    default=0,
+    show_default=True,
+    help="Follow the result's nextToken for up to this many more pages of sources.",
+)
 @click.option("--format", "stream_format", type=click.Choice(["sse", "ndjson"]), default="sse", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the events as NDJSON, one per line.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the answer.")
@@ -71,6 +79,7 @@ def command(
     metadata_filter: dict | None,
     user_id: str | None,
     mode: str | None,
+    more: int,
     stream_format: str,
     as_json: bool,
     quiet: bool,
@@ -100,7 +109,12 @@ def command(
         "user_id": user_id,
     }
     with client:
-        ctx.exit(_run(client, question, options, as_json, quiet))
+        code = _run(client, question, options, as_json, quiet)
+        for _ in range(more):  # each page: the same question, the previous page's token
+            if code != EXIT_OK or not options.get("next_token"):
+                break
+            code = _run(client, question, options, as_json, quiet)
+        ctx.exit(code)
 
 
 def _target(
@@ -175,6 +189,7 @@ def _run(client, question: str, options: dict, as_json: bool, quiet: bool) -> in
     except StreamError as error:
         return _fail(renderer, str(error), EXIT_STREAM)
     renderer.close()
+    options["next_token"] = done.nextToken if done is not None else None  # what --more follows
     if "deadline" in error_codes or (done is not None and done.stopReason == "deadline"):
         return EXIT_DEADLINE
     if error_codes or done is None or done.stopReason != "complete":

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from client.doctor import access_checks, account_checks, tenant_checks
+from client.doctor import access_checks, account_checks, log_key_checks, tenant_checks
 from client.doctor.checkup import (
     Checkup,
     ClientFactory,
@@ -33,6 +33,7 @@ ACCOUNT_CHECKS = (
     (access_checks.MODELS, access_checks.check_models),
     (access_checks.INVOKERS, access_checks.check_invokers),
     (access_checks.QUOTA, access_checks.check_quota),
+    (log_key_checks.LOG_KEY, log_key_checks.check_log_key),
     (tenant_checks.STACK, tenant_checks.check_platform_stack),
 )
 TENANT_CHECKS = (

@@ -30,6 +30,14 @@ REFUSED_NOTE = (
 )
 
 
+# log_kms_key_arn names a key this project only imports: its key policy is the key owner's to edit.
+LOG_KEY_NOTE = (
+    "the endpoint log group is encrypted with this customer managed key. The stacks import the key and "
+    "cannot change its key policy: add this statement to it before deploying, or creating the log group "
+    "fails. Source: https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/encrypt-log-data-kms.html"
+)
+
+
 def user_context_review(tenant) -> dict:
     """The tenant's user_context: whose session names become user ids (with the trust-policy caveat)."""
     review: dict = {"mode": tenant.user_context}
@@ -66,12 +74,14 @@ def review(project, tenant_name: str) -> dict:
         return f"arn:{partition}:{service}:{region}:{account}:{resource}"
 
     function_arn = arn("lambda", f"function:{endpoint_function_name(project.env_name, tenant_name)}")
+    kb_arns = {kb.alias: arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases}
+    log_group_arn = arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}")
     role_policy = endpoint_role_policy(
         inputs_for(
             environment,
             tenant,
-            knowledge_base_arns=[arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases],
-            log_group_arn=arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}"),
+            knowledge_base_arns=list(kb_arns.values()),
+            log_group_arn=log_group_arn,
             guardrail_arn=arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None,
         )
     )
@@ -95,6 +105,43 @@ def review(project, tenant_name: str) -> dict:
         "knowledge_base_roles": {
             kb.alias: _knowledge_base_role(kb, partition, region, account) for kb in tenant.knowledge_bases
         },
+        "knowledge_base_resource_policies": _knowledge_base_policies(
+            tenant, kb_arns, endpoint_role_arn=f"arn:{partition}:iam::{account}:role/<endpoint-role>"
+        ),
+        **_log_key_review(environment, log_group_arn),
+    }
+
+
+def _knowledge_base_policies(tenant, kb_arns: dict[str, str], endpoint_role_arn: str) -> dict:
+    """Each knowledge base's AWS::Bedrock::KnowledgeBasePolicy, as cdk_constructs/knowledge_base_policy.py builds it."""
+    from policies.knowledge_base_access import KnowledgeBaseAccessInputs, knowledge_base_access_policy
+
+    access = tenant.knowledge_base_access
+    return {
+        alias: knowledge_base_access_policy(
+            KnowledgeBaseAccessInputs(
+                knowledge_base_arn=kb_arn,
+                reader_role_arns=[endpoint_role_arn],
+                cross_account_readers=access.cross_account_readers,
+                break_glass_role_arns=access.break_glass_roles,
+            )
+        )
+        for alias, kb_arn in kb_arns.items()
+    }
+
+
+def _log_key_review(environment, log_group_arn: str) -> dict:
+    """With log_kms_key_arn: the statement its key policy must hold (the project cannot add it: the key is imported)."""
+    if not environment.log_kms_key_arn:
+        return {}
+    from policies.log_key import log_group_key_statement
+
+    return {
+        "log_group_key": {
+            "key_arn": environment.log_kms_key_arn,
+            "note": LOG_KEY_NOTE,
+            "key_policy_statement_to_add": log_group_key_statement(environment.region, log_group_arn),
+        }
     }
 
 
@@ -102,24 +149,18 @@ def _knowledge_base_role(kb, partition: str, region: str, account: str) -> dict:
     """The service role of one knowledge base (policies/knowledge_base_role.py), mapped from its config
     the way cdk_constructs/knowledge_base.py maps it; the tenant's generated bucket name is a placeholder."""
     from policies.knowledge_base_role import (
-        BucketRead,
         KnowledgeBaseRoleInputs,
         knowledge_base_role_policy,
         knowledge_base_trust_policy,
     )
-    from schema.knowledge import ConnectorSource, S3Source
 
-    documents = f"arn:{partition}:s3:::<documents-bucket>"
-    buckets: dict[str, list[str]] = {}
-    for source in kb.sources:
-        if isinstance(source, S3Source):
-            buckets.setdefault(source.bucket_arn or documents, []).append(source.prefix)
     inputs = KnowledgeBaseRoleInputs(
         partition=partition,
         region=region,
         account=account,
-        buckets=[BucketRead(arn, prefixes) for arn, prefixes in buckets.items()],
-        secret_arns=[s.secret_arn for s in kb.sources if isinstance(s, ConnectorSource) and s.secret_arn],
+        bucket_arns=kb.bucket_arns(f"arn:{partition}:s3:::<documents-bucket>"),
+        certificate_object_arns=kb.certificate_object_arns(partition),
+        secret_arns=kb.secret_arns(),
         kms_key_arns=[kb.kms_key_arn] if kb.kms_key_arn else [],
         embedding_model_arn=kb.embedding.model_arn,
     )

@@ -18,3 +18,11 @@ def command(env_name: str, config_dir: Path) -> None:
     project = load_or_exit(config_dir, env_name, deploy_limits=True)  # everything synth would refuse
     tenants = ", ".join(project.tenants)
     click.echo(f"{config_dir}/environments/{env_name}.yaml: valid ({len(project.tenants)} tenants: {tenants})")
+    if project.environment.log_kms_key_arn:
+        # The key is imported, not managed here: only its owner can add what CloudWatch Logs needs.
+        click.echo(
+            f"warning: log_kms_key_arn: the key policy of {project.environment.log_kms_key_arn} must allow "
+            f"logs.{project.environment.region}.amazonaws.com to use it for the endpoint log groups; "
+            "`akb policy --tenant <tenant>` prints the statement and `akb doctor` checks it (docs/security.md)",
+            err=True,
+        )

@@ -22,4 +22,5 @@ READ_ONLY_ACTIONS: dict[str, str] = {
     "ssm:GetParametersByPath": "a deployed tenant's identifiers under /akb/<env>/<tenant>/",
     "bedrock:GetRetrievalInstruction": "the retrieval instruction's review status",
     "bedrock:ListIngestionJobs": "each data source's last ingestion job",
+    "kms:GetKeyPolicy": "the key policy of log_kms_key_arn (CloudWatch Logs must be allowed to use the key)",
 }

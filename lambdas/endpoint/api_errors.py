@@ -79,6 +79,26 @@ _UPSTREAM: dict[str, UpstreamFailure] = {
         503, "upstream_quota_exceeded", "a Bedrock service quota was exceeded", False
     ),
 }
+# The caller's own nextToken was refused (used, expired or made up): its fault, not the endpoint's.
+# That Bedrock names the member in its message is how the emulator behaves; the service's wording is
+# UNVERIFIED (docs/facts-and-decisions.md), and any other wording stays a 502 upstream_rejected.
+_BAD_NEXT_TOKEN = UpstreamFailure(
+    400, "invalid_next_token", "field 'nextToken' is not valid or has expired: ask again without it", False
+)
+# A retrieval instruction resolves only once ACTIVE (botocore: "its status must be ACTIVE"); Bedrock
+# reviews its content asynchronously after each create. Which error code and message the service
+# answers with is UNVERIFIED (docs/facts-and-decisions.md): recognised by a message that names the
+# retrieval instruction, under any of these codes.
+_INSTRUCTION_CODES = frozenset({"validationexception", "conflictexception", "resourcenotfoundexception"})
+_NAMES_INSTRUCTION = re.compile(r"retrieval[\s_-]*instruction", re.IGNORECASE)
+_INSTRUCTION_NOT_ACTIVE = UpstreamFailure(
+    503,
+    "retrieval_instruction_not_active",
+    "the tenant's retrieval instruction is not ACTIVE: Bedrock reviews its content after each create "
+    "or update and serves it only once ACTIVE; wait for the review, and check its status with "
+    "`akb doctor` (a failed review needs the instruction's text changed and redeployed)",
+    False,
+)
 _UNKNOWN_UPSTREAM = UpstreamFailure(502, "upstream_error", "Bedrock returned an unexpected error", False)
 _UNREACHABLE = UpstreamFailure(503, "upstream_unreachable", "Bedrock could not be reached", True)
 _BROKEN = UpstreamFailure(502, "upstream_stream_broken", "the stream from Bedrock broke off", True)
@@ -120,10 +140,14 @@ def access_denied_message(upstream_message: str, alias_of: Mapping[str, str] | N
 def classify(error: BaseException, alias_of: Mapping[str, str] | None = None) -> UpstreamFailure:
     """What an exception from the upstream call or stream means for the caller (and for the logs)."""
     code = error_code_of(error)
+    if code in _INSTRUCTION_CODES and _NAMES_INSTRUCTION.search(upstream_message_of(error)):
+        return _INSTRUCTION_NOT_ACTIVE
     if code is not None:
         failure = replace(_UPSTREAM.get(code, _UNKNOWN_UPSTREAM), detail=upstream_message_of(error))
         if code == "accessdeniedexception":  # PascalCase before the stream, camelCase inside it
             return replace(failure, message=access_denied_message(failure.detail, alias_of))
+        if code == "validationexception" and "nexttoken" in failure.detail.lower():
+            return replace(_BAD_NEXT_TOKEN, detail=failure.detail)
         return failure
     # Imported here: only failing requests pay for botocore's exception module lookups.
     from botocore.exceptions import ConnectionError as BotoConnectionError

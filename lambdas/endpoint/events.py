@@ -27,6 +27,41 @@ class GuardrailWarning:
     action: str
     id: str | None = None
     version: str | None = None
+    message: str | None = None
+
+
+@dataclass(frozen=True)
+class CodeExecution:
+    """A CodeExecution action: the planner ran code over these documents (e.g. arithmetic)."""
+
+    documents: list[str] = field(default_factory=list)  # "<knowledge base alias>/<document id>"
+
+
+@dataclass(frozen=True)
+class MemoryRetrieve:
+    """A memoryRetrieve action: the planner read long-term memory (AgentCore Memory)."""
+
+    query: str
+    memoryId: str | None = None
+    namespace: str | None = None
+    namespacePath: str | None = None
+    strategyId: str | None = None
+
+
+@dataclass(frozen=True)
+class AppliedInstruction:
+    """Which retrieval instruction (and version) Bedrock applied to the plan."""
+
+    id: str
+    version: str | None = None
+
+
+@dataclass(frozen=True)
+class RetrievalSource:
+    """retrievalMetadata: a source the step read and its kind (BedrockKnowledgeBase | BedrockAgentCoreMemory)."""
+
+    source: str  # knowledge base alias (or the raw identifier when the tenant has no alias for it)
+    retrievalType: str | None = None
 
 
 @dataclass(frozen=True)
@@ -41,8 +76,14 @@ class TraceEvent:
     subQueries: list[SubQuery] = field(default_factory=list)
     retrievedCount: int = 0
     documents: list[str] = field(default_factory=list)
+    documentSources: list[str] = field(default_factory=list)  # the knowledge base of each of `documents`
     failures: list[str] = field(default_factory=list)
     guardrail: list[GuardrailWarning] = field(default_factory=list)
+    warnings: list[str] = field(default_factory=list)  # Bedrock's plain warning messages
+    codeExecutions: list[CodeExecution] = field(default_factory=list)
+    memoryRetrieves: list[MemoryRetrieve] = field(default_factory=list)
+    appliedInstruction: AppliedInstruction | None = None
+    retrievalSources: list[RetrievalSource] = field(default_factory=list)
 
 
 @dataclass(frozen=True)
@@ -55,10 +96,17 @@ class TextEvent:
 
 @dataclass(frozen=True)
 class ResultItem:
+    """One source. Non-text results (images, audio, ...) keep `mimeType`/`contentType`; their bytes
+    ride in `byteContent` (base64) only up to INLINE_BYTES_LIMIT, otherwise only `byteSize` does."""
+
     knowledgeBase: str
     text: str
     metadata: dict[str, Any] = field(default_factory=dict)
     documentId: str | None = None
+    mimeType: str | None = None
+    contentType: str | None = None  # TEXT | IMAGE | AUDIO | VIDEO | OTHER, from the mime type's major type
+    byteSize: int | None = None
+    byteContent: str | None = None  # base64
 
 
 @dataclass(frozen=True)
@@ -105,15 +153,41 @@ class DoneEvent:
     # True whenever stopReason is not `complete`: the answer and results may be missing parts.
     partial: bool | None = None
     failedKnowledgeBases: list[str] = field(default_factory=list)
+    # The upstream result's nextToken: send it back as the request's `nextToken` for the next page.
+    nextToken: str | None = None
 
 
 Event = TraceEvent | TextEvent | ResultEvent | ErrorEvent | DoneEvent
 EVENT_TYPES: dict[str, type] = {cls.type: cls for cls in (TraceEvent, TextEvent, ResultEvent, ErrorEvent, DoneEvent)}
 
 
+# Optional fields nested in results and trace details, left out when unset (older readers never see them).
+_NESTED_OPTIONAL = frozenset(
+    {
+        "mimeType",
+        "contentType",
+        "byteSize",
+        "byteContent",
+        "memoryId",
+        "message",
+        "namespace",
+        "namespacePath",
+        "strategyId",
+    }
+)
+
+
+def _prune(value: Any) -> Any:
+    if isinstance(value, list):
+        return [_prune(item) for item in value]
+    if isinstance(value, dict):
+        return {k: _prune(v) for k, v in value.items() if not (v is None and k in _NESTED_OPTIONAL)}
+    return value
+
+
 def event_to_dict(event: Event) -> dict[str, Any]:
     """The JSON body of an event, without empty optional fields (smaller frames, same meaning)."""
-    return {key: value for key, value in asdict(event).items() if value not in (None, [], {})}
+    return {key: _prune(value) for key, value in asdict(event).items() if value not in (None, [], {})}
 
 
 def event_from_dict(event_type: str, data: dict[str, Any]) -> Event:
@@ -125,6 +199,11 @@ def event_from_dict(event_type: str, data: dict[str, Any]) -> Event:
     if cls is TraceEvent:
         known["subQueries"] = [SubQuery(**item) for item in known.get("subQueries", [])]
         known["guardrail"] = [GuardrailWarning(**item) for item in known.get("guardrail", [])]
+        known["codeExecutions"] = [CodeExecution(**item) for item in known.get("codeExecutions", [])]
+        known["memoryRetrieves"] = [MemoryRetrieve(**item) for item in known.get("memoryRetrieves", [])]
+        known["retrievalSources"] = [RetrievalSource(**item) for item in known.get("retrievalSources", [])]
+        if known.get("appliedInstruction"):
+            known["appliedInstruction"] = AppliedInstruction(**known["appliedInstruction"])
     elif cls is ResultEvent:
         known["results"] = [ResultItem(**item) for item in known.get("results", [])]
         known["citations"] = [Citation(**item) for item in known.get("citations", [])]

@@ -23,15 +23,24 @@ DEADLINE_STOPS = "DeadlineStops"
 GUARDRAIL_INTERVENTIONS = "GuardrailInterventions"
 ESTIMATED_COST_USD = "EstimatedCostUSD"
 
-# Amazon Bedrock's own knowledge-base metrics (per account and region; docs/facts-and-decisions.md, CloudWatch).
+# Amazon Bedrock's own knowledge-base metrics (per account and region; per knowledge base for
+# Retrieve). Ledger: docs/facts-and-decisions.md; sources: Bedrock user guide kb-managed-observability,
+# and AWS's sample (aws-samples/amazon-bedrock-samples, rag/managed-knowledge-bases/07-IaaC/
+# managed-kb-observability-cfn/templates/04-dashboards.yaml, 05-Observability/01-cloudwatch-metrics.ipynb).
 BEDROCK_KB_NAMESPACE = "AWS/Bedrock/KnowledgeBases"
 BEDROCK_OPERATION_DIMENSION = "Operation"
-BEDROCK_OPERATIONS = ("AgenticRetrieveStream", "Retrieve")
+BEDROCK_KNOWLEDGE_BASE_DIMENSION = "KnowledgeBaseId"
+# The KnowledgeBaseId dimension's value is `knowledge-base/<id>`, not the bare id.
+BEDROCK_KNOWLEDGE_BASE_VALUE_PREFIX = "knowledge-base/"
+BEDROCK_AGENTIC = "AgenticRetrieveStream"
+BEDROCK_RETRIEVE = "Retrieve"
+BEDROCK_OPERATIONS = (BEDROCK_AGENTIC, BEDROCK_RETRIEVE)
 BEDROCK_INVOCATIONS = "Invocations"
 BEDROCK_CLIENT_ERRORS = "ClientErrors"
 BEDROCK_SERVER_ERRORS = "ServerErrors"
 BEDROCK_THROTTLES = "Throttles"
 BEDROCK_TOTAL_ITERATION_COUNT = "TotalIterationCount"
+BEDROCK_RAW_DATA_SIZE = "RawDataSize"  # gigabytes, published after each completed ingestion job
 
 # The dimension sets each endpoint metric is emitted with: EXACTLY these, no others (CloudWatch
 # identifies a metric by namespace + name + the full set of dimensions, so an extra dimension —
@@ -55,12 +64,19 @@ DIMENSION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
     ESTIMATED_COST_USD: TENANT_ONLY,
 }
 
-# Bedrock's metrics and the operations each is published for (TotalIterationCount: agentic only,
-# and only for calls that succeeded).
-BEDROCK_METRIC_OPERATIONS: dict[str, tuple[str, ...]] = {
-    BEDROCK_INVOCATIONS: BEDROCK_OPERATIONS,
-    BEDROCK_CLIENT_ERRORS: BEDROCK_OPERATIONS,
-    BEDROCK_SERVER_ERRORS: BEDROCK_OPERATIONS,
-    BEDROCK_THROTTLES: BEDROCK_OPERATIONS,
-    BEDROCK_TOTAL_ITERATION_COUNT: ("AgenticRetrieveStream",),
+# Bedrock's series as AWS's sample reads them: (metric, Operation value or None) -> EXACTLY the
+# dimension names of the published series. Retrieve's counters carry Operation AND KnowledgeBaseId
+# (an Operation-only Retrieve series is not what the sample reads); AgenticRetrieveStream's carry
+# Operation only; TotalIterationCount exists for AgenticRetrieveStream only (successful calls);
+# RawDataSize has KnowledgeBaseId only.
+_RETRIEVE_SERIES = (BEDROCK_OPERATION_DIMENSION, BEDROCK_KNOWLEDGE_BASE_DIMENSION)
+_AGENTIC_SERIES = (BEDROCK_OPERATION_DIMENSION,)
+BEDROCK_SERIES: dict[tuple[str, str | None], tuple[str, ...]] = {
+    **{
+        (counter, operation): _RETRIEVE_SERIES if operation == BEDROCK_RETRIEVE else _AGENTIC_SERIES
+        for counter in (BEDROCK_INVOCATIONS, BEDROCK_CLIENT_ERRORS, BEDROCK_SERVER_ERRORS, BEDROCK_THROTTLES)
+        for operation in BEDROCK_OPERATIONS
+    },
+    (BEDROCK_TOTAL_ITERATION_COUNT, BEDROCK_AGENTIC): _AGENTIC_SERIES,
+    (BEDROCK_RAW_DATA_SIZE, None): (BEDROCK_KNOWLEDGE_BASE_DIMENSION,),
 }

@@ -186,6 +186,10 @@ class QueryRun:
                 "guardrail": body.get("guardrail", []),
                 "elapsed_ms": event.elapsedMs,
             }
+            # Newer trace details (issue 21), logged only when present so older records keep their shape.
+            for key in ("warnings", "codeExecutions", "memoryRetrieves", "appliedInstruction", "retrievalSources"):
+                if key in body:
+                    fields[key] = body[key]
             texts = [q.text for q in event.subQueries]
             if event.step == "Retrieval" and event.status == "IN_PROGRESS" and texts:
                 for text in texts:
@@ -206,6 +210,7 @@ class QueryRun:
             mode=self.stats.mode or self.query.mode,  # auto: the path it took
             estimatedCostUsd=self.mode.estimated_cost_usd(self.stats, self.service.settings),
             estimatedCostExcludesPlannerModel=self._cost_excludes_planner_model() or None,
+            nextToken=self.stats.next_token,
         )
 
     def _cost_excludes_planner_model(self) -> bool:

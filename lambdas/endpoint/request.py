@@ -27,6 +27,9 @@ MAX_TEXT_CHARS = 10_000  # query text is at most 10,000 characters (docs/facts-a
 MAX_MESSAGES = 50
 MAX_KNOWLEDGE_BASES = 5  # AgenticRetrieveStream takes at most 5 retrievers
 MAX_USER_ID_CHARS = 256
+# AgenticRetrieveStream's NextToken: 1-2048 characters, no whitespace (botocore model; ledger).
+MAX_NEXT_TOKEN_CHARS = 2048
+NEXT_TOKEN_PATTERN = r"^\S+$"  # noqa: S105 - a format, not a secret
 JSON_MEDIA_TYPES = ("application/json",)
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS)]
@@ -53,6 +56,11 @@ class QueryBody(BaseModel):
     filter: dict[str, Any] | None = None
     mode: str | None = None  # None: the tenant's routing.default_mode (agentic unless changed)
     userId: Annotated[str, StringConstraints(min_length=1, max_length=MAX_USER_ID_CHARS)] | None = None
+    # The previous page's `done.nextToken`: fetch the next page of results for the same question.
+    nextToken: (
+        Annotated[str, StringConstraints(min_length=1, max_length=MAX_NEXT_TOKEN_CHARS, pattern=NEXT_TOKEN_PATTERN)]
+        | None
+    ) = None
 
     @field_validator("question")
     @classmethod
@@ -94,6 +102,7 @@ class Query:
     filter: dict[str, Any] | None
     mode: str
     user_id: str | None  # as sent; identity.py decides whether it may be used
+    next_token: str | None = None  # agentic mode only: the page to fetch
 
     @property
     def question(self) -> str:
@@ -199,6 +208,8 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -
     mode = settings.routing.default_mode if parsed.mode is None else parsed.mode  # "" is a wrong mode, not none
     if mode not in modes:
         raise ApiError(400, "invalid_request", f"field 'mode': '{mode}' is not one of: {', '.join(sorted(modes))}")
+    if parsed.nextToken is not None and mode != "agentic":
+        raise ApiError(400, "invalid_request", "field 'nextToken': pages are only fetched with mode 'agentic'")
     try:
         query_filter = None if parsed.filter is None else validate_filter(parsed.filter)
     except FilterError as error:
@@ -217,4 +228,5 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -
         filter=query_filter,
         mode=mode,
         user_id=parsed.userId,
+        next_token=parsed.nextToken,
     )

@@ -47,7 +47,9 @@ class TenantSettings:
     retrievers: list[Retriever]
     planner_type: str = "MANAGED"  # MANAGED | CUSTOM
     planner_model_arn: str | None = None
-    reranking_type: str = "MANAGED"  # MANAGED | CUSTOM | NONE
+    # MANAGED | CUSTOM | NONE; None: rerankingModelType is not sent and the service default applies
+    # (MANAGED for managed-embedding knowledge bases, NONE for custom-embedding ones; botocore).
+    reranking_type: str | None = None
     reranking_model_arn: str | None = None
     guardrail_id: str | None = None
     guardrail_version: str | None = None

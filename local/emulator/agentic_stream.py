@@ -7,6 +7,7 @@ from answer.py; this module only sequences them into trace events, response chun
 
 from __future__ import annotations
 
+import base64
 import itertools
 import re
 import time
@@ -18,7 +19,8 @@ from typing import Any
 from local.emulator.answer import extract_answer, stream_pieces
 from local.emulator.eventstream import StreamMessage
 from local.emulator.index import Hit, KnowledgeBaseIndex
-from local.emulator.planner import decompose, new_entities, route, wants_full_documents
+from local.emulator.pages import Page, Pages
+from local.emulator.planner import decompose, needs_arithmetic, new_entities, route, wants_full_documents
 from local.emulator.text import counted, passages_about
 
 DEFAULT_MAX_AGENT_ITERATION = 3  # UNVERIFIED: the service's default; AWS suggests 3 for one KB (ledger)
@@ -30,6 +32,7 @@ LEAD_MIN_RELATIVE_SCORE = 0.6  # ...and only those nearly as good as the best on
 RRF_K = 60
 BLOCKED_MESSAGE = "Sorry, the model cannot answer this question."
 MIME_TYPE = "text/plain"  # the model marks content.mimeType required; its value here is UNVERIFIED
+CODE_EXECUTION_DOCUMENTS = 3  # documents a CodeExecution step reads (the emulator's choice)
 
 
 @dataclass(frozen=True)
@@ -61,9 +64,16 @@ def retrievers_from(body: Mapping[str, Any], indexes: Mapping[str, KnowledgeBase
 
 
 def result_item(hit: Hit) -> dict[str, Any]:
-    """A result as both the trace's retrievalResponse and the final result carry it."""
+    """A result as both the trace's retrievalResponse and the final result carry it: text, or for a
+    binary document (an image) its bytes as `byteContent` (a JSON blob: base64) with its mime type."""
+    data = hit.document.data
+    content = (
+        {"text": hit.chunk.text, "mimeType": MIME_TYPE}
+        if data is None
+        else {"byteContent": base64.b64encode(data).decode("ascii"), "mimeType": hit.document.mime_type}
+    )
     return {
-        "content": {"text": hit.chunk.text, "mimeType": MIME_TYPE},
+        "content": content,
         "metadata": hit.metadata,
         "sourceRetriever": {"identifier": hit.kb.kb_id},
     }
@@ -91,6 +101,10 @@ class _Evidence:
             self._hits.setdefault(key, hit)
             self._scores[key] = self._scores.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
 
+    def ranked(self) -> list[Hit]:
+        """Every hit, best first (what later pages draw from)."""
+        return [self._hits[key] for key in sorted(self._hits, key=lambda key: -self._scores[key])]
+
     def final(self, caps: Mapping[str, int]) -> list[Hit]:
         """Best first; each knowledge base contributes at most its maxNumberOfResults."""
         order = sorted(self._hits, key=lambda key: -self._scores[key])  # stable: ties keep first-seen order
@@ -112,6 +126,7 @@ class AgenticRun:
         body: Mapping[str, Any],
         indexes: Mapping[str, KnowledgeBaseIndex],
         fail_retrieval: Callable[[], bool] = lambda: False,
+        pages: Pages | None = None,
     ) -> None:
         self.question: str = body["messages"][-1]["content"]["text"]
         self.retrievers = retrievers_from(body, indexes)
@@ -134,6 +149,10 @@ class AgenticRun:
             else None
         )
         self.fail_retrieval = fail_retrieval
+        self.pages = pages or Pages()
+        # A request with nextToken only collects the page it is owed (ValidationException if none).
+        token = body.get("nextToken")
+        self.page: Page | None = self.pages.take(token, self.user_id) if token else None
         self.request_id = uuid.uuid4().hex[:12]
         self._event_numbers = itertools.count(1)
         self.evidence = _Evidence()
@@ -197,6 +216,7 @@ class AgenticRun:
             f"Retrieved {counted(len(hits), 'result')} for {label}",
             actions=action,
             retrievalResponse=[result_item(h) for h in hits],
+            retrievalMetadata=[{"identifier": r.kb_id, "retrievalType": "BedrockKnowledgeBase"} for r in retrievers],
             warnings=warnings,
         )
         return hits
@@ -260,6 +280,9 @@ class AgenticRun:
 
     # -- the run ------------------------------------------------------------------------------
     def messages(self) -> Iterator[StreamMessage]:
+        if self.page is not None:
+            yield from self._next_page(self.page)
+            return
         if self._intervened:
             yield from self._blocked()
             return
@@ -274,7 +297,40 @@ class AgenticRun:
         )
         if self.max_iterations > 0:
             yield from self._plan_and_retrieve()
+        if needs_arithmetic(self.question):
+            yield from self._code_execution()
         yield from self._finish()
+
+    def _code_execution(self) -> Iterator[StreamMessage]:
+        """Arithmetic questions: a CodeExecution step over the best documents found so far."""
+        seen: dict[tuple[str, str], Hit] = {}
+        for hit in self.evidence.final({r.kb_id: r.max_results for r in self.retrievers}):
+            seen.setdefault((hit.kb.kb_id, hit.document.document_id), hit)
+        documents = [
+            {"documentId": hit.document.document_id, "sourceRetriever": {"identifier": hit.kb.kb_id}}
+            for hit in list(seen.values())[:CODE_EXECUTION_DOCUMENTS]
+        ]
+        action = [{"codeExecution": {"documents": documents}}]
+        label = counted(len(documents), "document")
+        yield self._trace("CodeExecution", "IN_PROGRESS", f"Running code over {label}", actions=action)
+        yield self._trace("CodeExecution", "SUCCEEDED", f"Computed the answer's figures from {label}", actions=action)
+
+    def _next_page(self, page: Page) -> Iterator[StreamMessage]:
+        """A follow-up request: the owed results, capped as the first page was, and a token for the rest."""
+        caps = dict(page.caps)
+        taken: dict[str, int] = {}
+        now, later = [], []
+        for hit in page.items:
+            if taken.get(hit.kb.kb_id, 0) < caps.get(hit.kb.kb_id, DEFAULT_MAX_RESULTS):
+                taken[hit.kb.kb_id] = taken.get(hit.kb.kb_id, 0) + 1
+                now.append(hit)
+            else:
+                later.append(hit)
+        result: dict[str, Any] = {"results": [result_item(h) for h in now]}
+        token = self.pages.issue(self.user_id, later, caps)
+        if token:
+            result["nextToken"] = token
+        yield StreamMessage("event", "result", result)
 
     def _plan_and_retrieve(self) -> Iterator[StreamMessage]:
         queries = decompose(self.question)
@@ -308,8 +364,15 @@ class AgenticRun:
         yield StreamMessage("event", "result", result)
 
     def _finish(self) -> Iterator[StreamMessage]:
-        hits = self.evidence.final({r.kb_id: r.max_results for r in self.retrievers})
+        caps = {r.kb_id: r.max_results for r in self.retrievers}
+        hits = self.evidence.final(caps)
         result: dict[str, Any] = {"results": [result_item(h) for h in hits]}
+        chosen = {h.chunk.chunk_id for h in hits}
+        token = self.pages.issue(
+            self.user_id, [h for h in self.evidence.ranked() if h.chunk.chunk_id not in chosen], caps
+        )
+        if token:
+            result["nextToken"] = token
         if self.generate:
             queries = [self.question] + [f"{q} {self.question}" for q in self.sub_queries + self.leads]
             answer = extract_answer(queries, [h.chunk.text for h in hits])

@@ -5,6 +5,9 @@ Layout of `<corpus>/<folder>/`:
     <path>.md | <path>.txt     documents, any depth; document id = path relative to the folder
     <path>.md.metadata.json    {"metadataAttributes": {...}} as Bedrock's S3 side files, or a plain object
     <path>.md.acl.json         {"users": ["alice", ...]}: only these userContext.userIds see the document
+    <path>.png + <path>.png.alt.txt   an image: search matches its text alternative, results carry
+                               its bytes (content.byteContent, mimeType image/png), as a multimodal
+                               knowledge base returns an image
 """
 
 from __future__ import annotations
@@ -20,6 +23,8 @@ from local.emulator.ids import chunk_id_for, data_source_id_for, kb_id_for, sour
 DEFAULT_CORPUS = Path(__file__).resolve().parent.parent / "corpus"
 DESCRIPTOR = "knowledge_base.json"
 DOCUMENT_SUFFIXES = (".md", ".txt")
+IMAGE_TYPES = {".png": "image/png", ".jpg": "image/jpeg", ".jpeg": "image/jpeg"}
+ALT_TEXT_SUFFIX = ".alt.txt"
 CHUNK_WORDS = 120
 
 
@@ -42,6 +47,8 @@ class Document:
     attributes: Mapping[str, Any]
     allowed_users: frozenset[str] | None  # None: no ACL side file, everyone may see it
     chunks: tuple[Chunk, ...]
+    mime_type: str = "text/plain"
+    data: bytes | None = None  # a binary document's bytes (images); None for text
 
     def visible_to(self, user_id: str | None) -> bool:
         """ACL-protected documents need a listed user; without userContext they are hidden."""
@@ -121,21 +128,45 @@ def _allowed_users(path: Path) -> frozenset[str] | None:
     return frozenset(users)
 
 
+def _text_document(folder: Path, path: Path) -> Document:
+    document_id = path.relative_to(folder).as_posix()
+    text = path.read_text(encoding="utf-8")
+    chunks = tuple(
+        Chunk(chunk_id_for(folder.name, document_id, n), document_id, n, body)
+        for n, body in enumerate(chunk_text(text))
+    )
+    return Document(document_id, text, _attributes(path), _allowed_users(path), chunks)
+
+
+def _image_document(folder: Path, path: Path) -> Document:
+    """One chunk per image: its text alternative is what search matches; results carry the bytes."""
+    alt = path.with_name(path.name + ALT_TEXT_SUFFIX)
+    if not alt.exists():
+        raise CorpusError(f"{path}: an image needs a text alternative in {alt.name} (what search matches)")
+    document_id = path.relative_to(folder).as_posix()
+    text = alt.read_text(encoding="utf-8").strip()
+    chunk = Chunk(chunk_id_for(folder.name, document_id, 0), document_id, 0, text)
+    return Document(
+        document_id,
+        text,
+        _attributes(path),
+        _allowed_users(path),
+        (chunk,),
+        mime_type=IMAGE_TYPES[path.suffix.lower()],
+        data=path.read_bytes(),
+    )
+
+
 def load_knowledge_base(folder: Path) -> KnowledgeBase:
     descriptor = _read_json(folder / DESCRIPTOR) if (folder / DESCRIPTOR).exists() else {}
     if not isinstance(descriptor, dict):
         raise CorpusError(f"{folder / DESCRIPTOR}: expected a JSON object with name and description")
     documents: dict[str, Document] = {}
     for path in sorted(folder.rglob("*")):
-        if not path.is_file() or path.suffix not in DOCUMENT_SUFFIXES:
-            continue
-        document_id = path.relative_to(folder).as_posix()
-        text = path.read_text(encoding="utf-8")
-        chunks = tuple(
-            Chunk(chunk_id_for(folder.name, document_id, n), document_id, n, body)
-            for n, body in enumerate(chunk_text(text))
-        )
-        documents[document_id] = Document(document_id, text, _attributes(path), _allowed_users(path), chunks)
+        if path.is_file() and path.suffix in DOCUMENT_SUFFIXES and not path.name.endswith(ALT_TEXT_SUFFIX):
+            documents[path.relative_to(folder).as_posix()] = _text_document(folder, path)
+        elif path.is_file() and path.suffix.lower() in IMAGE_TYPES:
+            documents[path.relative_to(folder).as_posix()] = _image_document(folder, path)
     return KnowledgeBase(
         folder=folder.name,
         kb_id=kb_id_for(folder.name),

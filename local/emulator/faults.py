@@ -27,6 +27,7 @@ KNOWN_KEYS = frozenset(
         "error_message",
         "error_before_type",
         "failing_knowledge_bases",
+        "instruction_inactive",
         *_COUNTERS,
         *_OPTIONAL_COUNTS,
     }
@@ -47,6 +48,8 @@ class _State:
     error_message: str | None = None
     drop_after_events: int | None = None
     delay_first_ms: float = 0.0
+    # A retrieval instruction still under Bedrock's content review (status INACTIVE): until reset.
+    instruction_inactive: bool = False
 
 
 @dataclass(frozen=True)
@@ -110,6 +113,10 @@ class Faults:
                     setattr(state, key, shape_name(str(spec[key])))
             if "failing_knowledge_bases" in spec:
                 state.failing_knowledge_bases = _failing(spec["failing_knowledge_bases"])
+            if "instruction_inactive" in spec:
+                if not isinstance(spec["instruction_inactive"], bool):
+                    raise ValueError("instruction_inactive must be true or false")
+                state.instruction_inactive = spec["instruction_inactive"]
             if "error_message" in spec:
                 state.error_message = None if spec["error_message"] is None else str(spec["error_message"])
             self._state = state
@@ -144,6 +151,23 @@ class Faults:
         with self._lock:
             code = self._state.failing_knowledge_bases.get(kb_id)
         return ServiceError(code, f"{code} on knowledge base {kb_id} (injected fault)") if code else None
+
+    def inactive_instruction_error(self, body: dict[str, Any]) -> ServiceError | None:
+        """The failure of a request naming a retrieval instruction that is not ACTIVE yet.
+
+        Bedrock documents that only an ACTIVE instruction resolves, not the error it answers with:
+        ValidationException and this message are the emulator's assumption (UNVERIFIED in
+        docs/facts-and-decisions.md).
+        """
+        instruction = body.get("retrievalInstructionConfiguration")
+        with self._lock:
+            if not self._state.instruction_inactive or not isinstance(instruction, dict):
+                return None
+        return ServiceError(
+            "ValidationException",
+            f"Retrieval instruction {instruction.get('retrievalInstructionId')} is not ACTIVE "
+            "(content review in progress) (injected fault)",
+        )
 
     def take_stream_faults(self) -> StreamFaults:
         with self._lock:

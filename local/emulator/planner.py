@@ -49,6 +49,18 @@ class Described(Protocol):
 R = TypeVar("R", bound=Described)
 
 
+_ARITHMETIC = re.compile(
+    r"\b(calculate|compute|sum|total|add\s+up|how\s+much\s+(?:more|less)|how\s+many\s+more|multiply|"
+    r"times\s+as|per\s+(?:year|month)\s+for\s+\d+)\b|\d\s*[+*\u00d7]\s*\d",
+    re.I,
+)
+
+
+def needs_arithmetic(question: str) -> bool:
+    """Questions that need a computation over retrieved figures get a CodeExecution step."""
+    return bool(_ARITHMETIC.search(question))
+
+
 def is_comparative(question: str) -> bool:
     return bool(_COMPARATIVE.search(question))
 

@@ -17,7 +17,7 @@ def run_retrieve(body: Mapping[str, Any], kb_identifier: str, indexes: Mapping[s
     index = indexes[knowledge_base_id_from(kb_identifier)]
     query = body["retrievalQuery"]["text"]
     config = body.get("retrievalConfiguration") or {}
-    search = config.get("managedSearchConfiguration") or config.get("vectorSearchConfiguration") or {}
+    search = config.get("managedSearchConfiguration") or {}
     guardrail = body.get("guardrailConfiguration")
     response: dict[str, Any] = {"retrievalResults": []}
     if guardrail:

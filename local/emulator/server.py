@@ -29,6 +29,7 @@ from local.emulator.corpus import KnowledgeBase
 from local.emulator.faults import Faults
 from local.emulator.index import KnowledgeBaseIndex
 from local.emulator.journal import Journal
+from local.emulator.pages import Pages
 from local.emulator.pump import End, pump
 from local.emulator.retrieve_api import run_retrieve
 from local.emulator.service_errors import ServiceError
@@ -52,6 +53,7 @@ class EmulatorState:
         self.indexes = {kb_id: KnowledgeBaseIndex(kb) for kb_id, kb in knowledge_bases.items()}
         self.faults = Faults(delay_ms)
         self.journal = Journal()
+        self.pages = Pages()
         self.stopping = threading.Event()
 
     def knowledge_base_list(self) -> list[dict[str, Any]]:
@@ -260,7 +262,10 @@ class Handler(BaseHTTPRequestHandler):
             validate_agentic(body, self.state.indexes)
         except RecursionError:  # a filter nested hundreds deep: the model's shapes are recursive
             raise _too_deep() from None
-        run = AgenticRun(body, self.state.indexes, self.state.faults.take_retrieval_failure)
+        inactive = self.state.faults.inactive_instruction_error(body)
+        if inactive:
+            raise inactive
+        run = AgenticRun(body, self.state.indexes, self.state.faults.take_retrieval_failure, self.state.pages)
         faults = self.state.faults.take_stream_faults()
         record = self.state.journal.open_stream(seq, tcp_nodelay=self.tcp_nodelay)
         # delay_first_ms: nothing on the wire yet; a client that gives up waiting ends the stream here.

@@ -114,6 +114,11 @@ def _require_known(kb_id: str, known: Collection[str]) -> None:
 def validate_agentic(body: Any, known_kb_ids: Collection[str]) -> None:
     """Everything AgenticRetrieveStream checks before the first byte of the stream."""
     check_against_model("AgenticRetrieveStream", body)
+    check_agentic_rules(body, known_kb_ids)
+
+
+def check_agentic_rules(body: Any, known_kb_ids: Collection[str]) -> None:
+    """The rules the model cannot express (a model-valid body): what the service checks beyond shapes."""
     messages = body["messages"]
     if messages[-1]["role"] != "user":
         raise ServiceError("ValidationException", "The last message must have role 'user'")
@@ -153,10 +158,16 @@ def validate_retrieve(body: Any, kb_identifier: str, known_kb_ids: Collection[st
     """Everything Retrieve checks; the knowledge base id comes from the URI, not the body."""
     check_against_model("Retrieve", {**body, "knowledgeBaseId": kb_identifier} if isinstance(body, dict) else body)
     config = body.get("retrievalConfiguration") or {}
-    for kind in ("vectorSearchConfiguration", "managedSearchConfiguration"):
-        where = (config.get(kind) or {}).get("filter")
-        if where is not None:
-            validate_filter(where, f"retrievalConfiguration.{kind}.filter")
+    if "vectorSearchConfiguration" in config:
+        # Every emulated knowledge base is MANAGED; AWS's sample reports the service rejecting
+        # vectorSearchConfiguration there (ledger). The message is the emulator's own wording.
+        raise ServiceError(
+            "ValidationException",
+            "vectorSearchConfiguration is not supported for managed knowledge bases; use managedSearchConfiguration",
+        )
+    where = (config.get("managedSearchConfiguration") or {}).get("filter")
+    if where is not None:
+        validate_filter(where, "retrievalConfiguration.managedSearchConfiguration.filter")
     text = body["retrievalQuery"].get("text")
     if not text or not text.strip():
         raise ServiceError("ValidationException", "retrievalQuery.text must be a non-empty string")

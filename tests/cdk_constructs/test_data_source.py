@@ -61,14 +61,19 @@ def test_s3_source_reads_its_prefix_of_the_tenant_bucket_and_syncs_daily(synthes
     assert "DeletionProtectionConfiguration" not in managed
 
 
-def test_web_source_carries_seeds_rate_scope_and_url_filters(synthesized):
+def test_web_source_writes_the_samples_connection_and_crawl_keys_and_no_filters(synthesized):
     managed = _sources(synthesized, "dev-acme")["akb-dev-acme-tickets-1"]["ManagedKnowledgeBaseConnectorConfiguration"]
     assert managed["ConnectorParameters"] == {
         "type": "WEB",
         "version": "1",
         "connectionConfiguration": {"seedUrls": ["https://example.com/runbooks"], "authType": "NO_AUTH"},
-        "crawlConfiguration": {"maxCrawledUrlsPerMinute": 30, "syncScope": "HOST_ONLY"},
-        "filterConfiguration": {"exclusionPatterns": [r".*\.pdf$"]},
+        "crawlConfiguration": {
+            "crawlDepth": 2,
+            "maxLinksPerUrl": 100,
+            "maxCrawledUrlsPerMinute": 30,
+            "syncScope": "SUB_DOMAINS",
+            "crawlAttachments": False,
+        },
     }
 
 
@@ -110,7 +115,7 @@ def test_sync_schedule_has_exactly_one_frequency(schedule, expected):
     assert stack.resolve(sync_schedule(SyncSchedule.model_validate(schedule))) == expected
 
 
-def test_an_existing_bucket_is_read_by_name_and_only_that_bucket_is_granted():
+def test_an_existing_bucket_is_read_by_name_and_only_that_bucket_and_its_objects_are_granted():
     stack = probe_stack()
     config = KnowledgeBase.model_validate(
         {
@@ -130,7 +135,7 @@ def test_an_existing_bucket_is_read_by_name_and_only_that_bucket_is_granted():
     assert parameters["connectionConfiguration"]["bucketName"] == "legacy-docs"
     (policy,) = template.find_resources("AWS::IAM::Policy").values()
     statements = {s["Sid"]: s for s in policy["Properties"]["PolicyDocument"]["Statement"]}
-    assert statements["ReadDocumentsUnderSourcePrefixes"]["Resource"] == "arn:aws:s3:::legacy-docs/manuals/*"
+    assert statements["ReadDocumentBucketObjects"]["Resource"] == "arn:aws:s3:::legacy-docs/*"
     assert statements["ListDocumentBuckets"]["Resource"] == "arn:aws:s3:::legacy-docs"
 
 
@@ -147,7 +152,13 @@ def test_google_drive_is_spelled_as_the_connector_expects_and_gets_its_secret():
 
 def test_a_contradicting_connector_type_fails_naming_the_construct():
     source = ConnectorSource.model_validate(
-        {"type": "connector", "connector_type": "SHAREPOINT", "secret_arn": SECRET, "parameters": {"type": "ONEDRIVE"}}
+        {
+            "type": "connector",
+            "connector_type": "SHAREPOINT",
+            "secret_arn": SECRET,
+            "acl_enabled": False,
+            "parameters": {"type": "ONEDRIVE"},
+        }
     )
     stack = probe_stack()
     with pytest.raises(
@@ -178,11 +189,9 @@ def test_a_second_secret_in_the_parameters_is_refused():
         connector_parameters(source, "where")
 
 
-def test_web_scope_default_leaves_the_crawl_scope_to_the_service():
-    source = WebSource.model_validate({"type": "web", "seed_urls": ["https://example.com"], "scope": "DEFAULT"})
-    stack = probe_stack()
-    data_source = DataSource(
-        stack,
+def _data_source(source) -> DataSource:
+    return DataSource(
+        probe_stack(),
         "Source",
         knowledge_base_id="kb",
         name="n",
@@ -191,8 +200,92 @@ def test_web_scope_default_leaves_the_crawl_scope_to_the_service():
         account="123456789012",
         removal_policy=cdk.RemovalPolicy.RETAIN,
     )
-    assert data_source.connector_parameters["crawlConfiguration"] == {"maxCrawledUrlsPerMinute": 60}
+
+
+def test_web_defaults_are_the_samples_and_sync_every_domain():
+    data_source = _data_source(WebSource.model_validate({"type": "web", "seed_urls": ["https://example.com"]}))
+    assert data_source.connector_parameters["crawlConfiguration"] == {
+        "crawlDepth": 2,
+        "maxLinksPerUrl": 100,
+        "maxCrawledUrlsPerMinute": 300,
+        "syncScope": "ALL_DOMAINS",
+        "crawlAttachments": True,
+    }
+    assert "filterConfiguration" not in data_source.connector_parameters
     assert data_source.bucket_name is None and data_source.prefix is None
+
+
+def test_an_authenticated_crawl_names_its_secret_and_sitemaps():
+    source = WebSource.model_validate(
+        {
+            "type": "web",
+            "seed_urls": ["https://intranet.example.com"],
+            "site_map_urls": ["https://intranet.example.com/sitemap.xml"],
+            "auth_type": "BASIC_AUTH",
+            "secret_arn": SECRET,
+        }
+    )
+    assert _data_source(source).connector_parameters["connectionConfiguration"] == {
+        "seedUrls": ["https://intranet.example.com"],
+        "authType": "BASIC_AUTH",
+        "siteMapUrls": ["https://intranet.example.com/sitemap.xml"],
+        "secretArn": SECRET,
+    }
+
+
+CERTIFICATE = {"bucket": "globex-certs", "key": "sharepoint/connector.pfx"}
+
+
+@pytest.mark.parametrize("acl_enabled", [True, False])
+def test_sharepoint_writes_acl_enabled_explicitly_and_the_certificate_path(acl_enabled):
+    source = ConnectorSource.model_validate(
+        {
+            "type": "connector",
+            "connector_type": "SHAREPOINT",
+            "secret_arn": SECRET,
+            "acl_enabled": acl_enabled,
+            "certificate": CERTIFICATE,
+            "parameters": {"connectionConfiguration": {"tenantId": "t", "authType": "ENTRA_ID_APP_ONLY"}},
+        }
+    )
+    parameters = connector_parameters(source, "p")
+    assert parameters["aclEnabled"] is acl_enabled
+    assert parameters["connectionConfiguration"] == {
+        "tenantId": "t",
+        "authType": "ENTRA_ID_APP_ONLY",
+        "secretArn": SECRET,
+        "certificateS3Path": {"s3BucketName": "globex-certs", "s3KeyName": "sharepoint/connector.pfx"},
+    }
+
+
+def test_the_role_may_read_the_certificate_object_and_nothing_else_of_its_bucket():
+    stack = probe_stack()
+    config = KnowledgeBase.model_validate(
+        {
+            "alias": "sites",
+            "description": "SharePoint sites.",
+            "sources": [
+                {
+                    "type": "connector",
+                    "connector_type": "ONEDRIVE",
+                    "secret_arn": SECRET,
+                    "acl_enabled": True,
+                    "certificate": CERTIFICATE,
+                }
+            ],
+        }
+    )
+    KnowledgeBaseConstruct(
+        stack, "Kb", config=config, name="sites", documents=None, removal_policy=cdk.RemovalPolicy.RETAIN
+    )
+    (policy,) = Template.from_stack(stack).find_resources("AWS::IAM::Policy").values()
+    statements = {s["Sid"]: s for s in policy["Properties"]["PolicyDocument"]["Statement"]}
+    assert statements["ReadConnectorCertificates"]["Action"] == "s3:GetObject"
+    assert statements["ReadConnectorCertificates"]["Resource"] == "arn:aws:s3:::globex-certs/sharepoint/connector.pfx"
+    assert statements["ReadConnectorCertificates"]["Condition"] == {
+        "StringEquals": {"aws:ResourceAccount": "123456789012"}
+    }
+    assert "ListDocumentBuckets" not in statements
 
 
 def test_s3_source_records_its_bucket_and_prefix_for_outputs():

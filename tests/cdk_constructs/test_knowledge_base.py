@@ -77,15 +77,22 @@ def test_role_trusts_bedrock_only_for_this_accounts_knowledge_bases(synthesized)
         )
 
 
-def test_each_role_reads_only_its_own_prefixes(synthesized):
+def test_each_role_reads_only_the_tenants_own_document_bucket(synthesized):
     resources = synthesized.template("dev-acme")["Resources"]
+    (bucket_id,) = [
+        key for key in synthesized.resources("dev-acme", "AWS::S3::Bucket") if key.startswith("DocumentsBucket")
+    ]
     reads = {}
     for kb in synthesized.resources("dev-acme", "AWS::Bedrock::KnowledgeBase").values():
         policy = resources[kb["DependsOn"][0]]["Properties"]["PolicyDocument"]
-        (statement,) = [s for s in policy["Statement"] if s["Sid"] == "ReadDocumentsUnderSourcePrefixes"]
-        resource = statement["Resource"]
-        reads[kb["Properties"]["Name"]] = resource["Fn::Join"][1][1]
-    assert reads == {"akb-dev-acme-docs": "/docs/*", "akb-dev-acme-tickets": "/tickets/*"}
+        statements = {s["Sid"]: s for s in policy["Statement"]}
+        reads[kb["Properties"]["Name"]] = (
+            statements["ListDocumentBuckets"]["Resource"],
+            statements["ReadDocumentBucketObjects"]["Resource"],
+        )
+    bucket = {"Fn::GetAtt": [bucket_id, "Arn"]}
+    objects = {"Fn::Join": ["", [bucket, "/*"]]}
+    assert reads == {"akb-dev-acme-docs": (bucket, objects), "akb-dev-acme-tickets": (bucket, objects)}
 
 
 def test_custom_embedding_and_kms_key_reach_the_resource_and_the_role():

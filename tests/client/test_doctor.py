@@ -98,11 +98,12 @@ def test_a_ready_account_exits_0_with_one_ok_line_per_check(stubs):
         "models",
         "invokers",
         "bedrock-quota",
+        "log-key",
         "stack",
         "stack",
     ]
     assert all(line.startswith("OK ") for line in lines[1:-1])
-    assert lines[-1] == "0 FAIL, 0 WARN, 9 OK"
+    assert lines[-1] == "0 FAIL, 0 WARN, 10 OK"
     stubs.assert_all_used()
 
 
@@ -117,13 +118,13 @@ def test_warnings_alone_still_exit_0(stubs):
         )
     )
     assert status == 0, "\n".join(lines)
-    assert lines[-1] == "0 FAIL, 2 WARN, 7 OK"
+    assert lines[-1] == "0 FAIL, 2 WARN, 8 OK"
 
 
 def test_one_failed_check_exits_1_and_the_other_checks_still_run(stubs):
     status, lines = _diagnose(script(stubs, bootstrap=lambda: stubs.error("ssm", "get_parameter", "ParameterNotFound")))
     assert status == 1
-    assert lines[-1] == "1 FAIL, 0 WARN, 8 OK"
+    assert lines[-1] == "1 FAIL, 0 WARN, 9 OK"
     stubs.assert_all_used()
 
 

@@ -73,7 +73,7 @@ def test_knowledge_base_roles_read_only_their_own_sources():
     roles = review["knowledge_base_roles"]
     assert set(roles) == {"handbook", "wiki"}
     handbook = json.dumps(roles["handbook"]["policy"])
-    assert "<documents-bucket>/handbook/*" in handbook and "secretsmanager" not in handbook
+    assert "<documents-bucket>/*" in handbook and "secretsmanager" not in handbook
     wiki = json.dumps(roles["wiki"]["policy"])
     assert "globex-confluence" in wiki and "s3:" not in wiki
     assert roles["wiki"]["trust"]["Statement"][0]["Principal"] == {"Service": "bedrock.amazonaws.com"}

@@ -33,14 +33,36 @@ def test_errors_are_emitted_both_per_tenant_and_per_tenant_and_code():
     }
 
 
-def test_every_bedrock_metric_constant_lists_its_operations():
+BEDROCK_NOT_METRICS = {
+    "BEDROCK_KB_NAMESPACE",
+    "BEDROCK_OPERATION_DIMENSION",
+    "BEDROCK_KNOWLEDGE_BASE_DIMENSION",
+    "BEDROCK_KNOWLEDGE_BASE_VALUE_PREFIX",
+    "BEDROCK_AGENTIC",
+    "BEDROCK_RETRIEVE",
+}
+
+
+def test_every_bedrock_metric_constant_lists_its_published_series():
     bedrock = {
         value
         for key, value in _constants(names).items()
-        if key.startswith("BEDROCK_") and key not in {"BEDROCK_KB_NAMESPACE", "BEDROCK_OPERATION_DIMENSION"}
+        if key.startswith("BEDROCK_") and key not in BEDROCK_NOT_METRICS
     }
-    assert bedrock == set(names.BEDROCK_METRIC_OPERATIONS)
-    assert names.BEDROCK_METRIC_OPERATIONS[names.BEDROCK_TOTAL_ITERATION_COUNT] == ("AgenticRetrieveStream",)
+    assert bedrock == {metric for metric, _ in names.BEDROCK_SERIES}
+
+
+def test_retrieve_counters_are_per_knowledge_base_and_iterations_are_agentic_only():
+    """As AWS's sample reads them (04-dashboards.yaml, 01-cloudwatch-metrics.ipynb)."""
+    per_kb = (names.BEDROCK_OPERATION_DIMENSION, names.BEDROCK_KNOWLEDGE_BASE_DIMENSION)
+    for counter in (names.BEDROCK_INVOCATIONS, names.BEDROCK_CLIENT_ERRORS, names.BEDROCK_SERVER_ERRORS):
+        assert names.BEDROCK_SERIES[(counter, names.BEDROCK_RETRIEVE)] == per_kb
+        assert names.BEDROCK_SERIES[(counter, names.BEDROCK_AGENTIC)] == (names.BEDROCK_OPERATION_DIMENSION,)
+    assert names.BEDROCK_SERIES[(names.BEDROCK_THROTTLES, names.BEDROCK_RETRIEVE)] == per_kb
+    assert [op for metric, op in names.BEDROCK_SERIES if metric == names.BEDROCK_TOTAL_ITERATION_COUNT] == [
+        names.BEDROCK_AGENTIC
+    ]
+    assert names.BEDROCK_SERIES[(names.BEDROCK_RAW_DATA_SIZE, None)] == (names.BEDROCK_KNOWLEDGE_BASE_DIMENSION,)
 
 
 def test_log_field_names_are_distinct():

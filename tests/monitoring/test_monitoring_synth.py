@@ -9,7 +9,7 @@ import pytest
 from lambdas.endpoint import metric_names as names
 from schema import load_project
 from stacks.platform_stack import PlatformStack
-from tests.monitoring.cloudwatch_template import alarm_metrics, alarms, dashboard_metrics, dashboards
+from tests.monitoring.cloudwatch_template import alarm_metrics, alarms, dashboard_metrics, dashboards, search_uses
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
 
@@ -29,8 +29,6 @@ ACCOUNT_ALARMS = {
         "GreaterThanOrEqualToThreshold",
     ),
     "agentic-throttles": (names.BEDROCK_THROTTLES, "AgenticRetrieveStream", "Sum", "GreaterThanThreshold"),
-    "retrieve-throttles": (names.BEDROCK_THROTTLES, "Retrieve", "Sum", "GreaterThanThreshold"),
-    "agentic-quota": (names.BEDROCK_INVOCATIONS, "AgenticRetrieveStream", "Sum", "GreaterThanThreshold"),
 }
 
 
@@ -38,22 +36,41 @@ def _account_alarms(template: dict) -> dict[str, dict]:
     return {props["AlarmName"].removeprefix("akb-dev-"): props for props in alarms(template).values()}
 
 
-def test_environment_dashboard_shows_bedrock_metrics_for_both_operations(synthesized):
+def test_environment_dashboard_reads_agentic_per_operation_and_retrieve_per_knowledge_base(synthesized):
+    """AgenticRetrieveStream: Operation only. Retrieve: only {KnowledgeBaseId, Operation} exists, so the
+    account-wide Retrieve lines are SUM(SEARCH(...)) over that schema (04-dashboards.yaml reads per KB)."""
     (body,) = dashboards(synthesized.template(PLATFORM)).values()
-    uses, _ = dashboard_metrics(body)
+    uses, expressions = dashboard_metrics(body)
     bedrock = [u for u in uses if u.namespace == names.BEDROCK_KB_NAMESPACE]
     for use in bedrock:
-        assert set(use.dimensions) == {names.BEDROCK_OPERATION_DIMENSION}
-        assert use.dimensions[names.BEDROCK_OPERATION_DIMENSION] in names.BEDROCK_METRIC_OPERATIONS[use.name]
+        operation = use.dimensions.get(names.BEDROCK_OPERATION_DIMENSION)
+        assert tuple(sorted(use.dimensions)) == tuple(sorted(names.BEDROCK_SERIES[(use.name, operation)]))
     shown = {(u.name, u.dimensions[names.BEDROCK_OPERATION_DIMENSION]) for u in bedrock}
-    for metric in (
-        names.BEDROCK_INVOCATIONS,
-        names.BEDROCK_CLIENT_ERRORS,
-        names.BEDROCK_SERVER_ERRORS,
-        names.BEDROCK_THROTTLES,
-    ):
-        assert {(metric, op) for op in names.BEDROCK_OPERATIONS} <= shown
+    counters = (names.BEDROCK_INVOCATIONS, names.BEDROCK_CLIENT_ERRORS, names.BEDROCK_SERVER_ERRORS)
+    for metric in (*counters, names.BEDROCK_THROTTLES):
+        assert (metric, "AgenticRetrieveStream") in shown
+        assert (metric, "Retrieve") not in shown, "an Operation-only Retrieve series is not published"
     assert (names.BEDROCK_TOTAL_ITERATION_COUNT, "AgenticRetrieveStream") in shown
+    searched = {(ns, dims, metric) for e in expressions for ns, dims, metric in search_uses(e)}
+    per_kb = (names.BEDROCK_KNOWLEDGE_BASE_DIMENSION, names.BEDROCK_OPERATION_DIMENSION)
+    for metric in (*counters, names.BEDROCK_THROTTLES):
+        assert (names.BEDROCK_KB_NAMESPACE, per_kb, metric) in searched
+    retrieve_searches = [e for e in expressions if "SEARCH(" in e and 'MetricName="Invocations"' in e]
+    assert retrieve_searches and all('Operation="Retrieve"' in e and e.startswith("SUM(") for e in retrieve_searches)
+
+
+def test_environment_dashboard_shows_every_knowledge_bases_raw_data_size_hourly_maximum(synthesized):
+    (body,) = dashboards(synthesized.template(PLATFORM)).values()
+    _, expressions = dashboard_metrics(body)
+    raw = [e for e in expressions if "RawDataSize" in e and e.startswith("SEARCH(")]
+    assert raw  # drawn, and (hidden) behind the storage estimate
+    for expression in raw:
+        assert search_uses(expression) == [
+            (names.BEDROCK_KB_NAMESPACE, (names.BEDROCK_KNOWLEDGE_BASE_DIMENSION,), names.BEDROCK_RAW_DATA_SIZE)
+        ]
+        assert expression.endswith("'Maximum', 3600)")
+    price = synthesized.project.environment.pricing.index_storage_per_gb_month_usd
+    assert any(e.startswith(f"{price:g} * SUM(") for e in expressions)
 
 
 def test_environment_dashboard_draws_the_quota_from_config(synthesized):
@@ -101,10 +118,31 @@ def test_total_iteration_alarms_say_the_metric_exists_only_for_successful_calls(
         assert "only for calls that succeeded" in by_key[key]["AlarmDescription"]
 
 
-def test_quota_alarm_counts_calls_per_minute_against_the_configured_share_of_the_quota(synthesized):
-    props = _account_alarms(synthesized.template(PLATFORM))["agentic-quota"]
-    (use,), _ = alarm_metrics(props)
-    assert use.period == 60 and props["Threshold"] == 240
+def test_quota_alarm_reads_the_larger_of_all_endpoints_requests_and_bedrocks_agentic_calls(synthesized):
+    """Not Bedrock's AgenticRetrieveStream Invocations alone: AWS's sample saw only Operation=Retrieve live."""
+    template = synthesized.template(PLATFORM)
+    props = _account_alarms(template)["agentic-quota"]
+    uses, expressions = alarm_metrics(props)
+    requests = [u for u in uses if u.namespace == names.NAMESPACE]
+    assert sorted(u.dimensions[names.TENANT_DIMENSION] for u in requests) == sorted(synthesized.project.tenants)
+    assert all(u.name == names.REQUESTS and u.stat == "Sum" and set(u.dimensions) == {"Tenant"} for u in requests)
+    (bedrock,) = [u for u in uses if u.namespace == names.BEDROCK_KB_NAMESPACE]
+    assert (bedrock.name, bedrock.dimensions) == (names.BEDROCK_INVOCATIONS, {"Operation": "AgenticRetrieveStream"})
+    assert {u.period for u in uses} == {60} and props["Threshold"] == 240
+    (watched,) = [q["Expression"] for q in props["Metrics"] if q.get("ReturnData", True) and "Expression" in q]
+    assert watched == "MAX([endpoints, FILL(bedrock, 0)])"
+    assert "SUM([FILL(t0, 0), FILL(t1, 0)])" in expressions
+    (topic,) = [k for k, v in template["Resources"].items() if v["Type"] == "AWS::SNS::Topic"]
+    assert props["AlarmActions"] == [{"Ref": topic}] and props["OKActions"] == [{"Ref": topic}]
+
+
+def test_no_template_reads_a_retrieve_series_without_its_knowledge_base(synthesized):
+    for stack, template in synthesized.templates.items():
+        uses = [u for props in alarms(template).values() for u in alarm_metrics(props)[0]]
+        uses += [u for body in dashboards(template).values() for u in dashboard_metrics(body)[0]]
+        for use in uses:
+            if use.namespace == names.BEDROCK_KB_NAMESPACE and use.dimensions.get("Operation") == "Retrieve":
+                assert use.dimensions[names.BEDROCK_KNOWLEDGE_BASE_DIMENSION].startswith("knowledge-base/"), stack
 
 
 def test_account_thresholds_follow_the_environment_config(config_copy, tmp_path):
@@ -137,7 +175,7 @@ def test_each_tenant_stack_has_its_dashboard_alarms_composite_and_queries(synthe
     (body,) = dashboards(template).values()
     uses, _ = dashboard_metrics(body)
     assert {u.name for u in uses if u.namespace == names.NAMESPACE} == set(names.DIMENSION_SETS)
-    assert len(alarms(template)) == 6
+    assert len(alarms(template)) == 7  # six endpoint alarms + Retrieve throttles of its knowledge bases
     types = [r["Type"] for r in template["Resources"].values()]
     assert types.count("AWS::CloudWatch::CompositeAlarm") == 1
     assert types.count("AWS::Logs::QueryDefinition") == 4
@@ -156,3 +194,38 @@ def test_tenant_thresholds_come_from_the_tenant_file(synthesized):
     globex = {p["AlarmName"]: p for p in alarms(_tenant_template(synthesized, "globex")).values()}
     assert globex["akb-dev-globex-time-to-first-event-p95"]["Threshold"] == 8000
     assert globex["akb-dev-globex-iterations"]["Threshold"] == 4
+
+
+@pytest.mark.parametrize("tenant", ["acme", "globex"])
+def test_tenant_retrieve_throttles_alarm_sums_each_of_its_knowledge_bases(synthesized, tenant):
+    template = _tenant_template(synthesized, tenant)
+    kb_ids = {k for k, r in template["Resources"].items() if r["Type"] == "AWS::Bedrock::KnowledgeBase"}
+    assert len(kb_ids) == len(synthesized.project.tenants[tenant].knowledge_bases)
+    (props,) = [p for p in alarms(template).values() if p["AlarmName"] == f"akb-dev-{tenant}-retrieve-throttles"]
+    uses, expressions = alarm_metrics(props)
+    assert {u.dimensions["KnowledgeBaseId"] for u in uses} == {
+        f"knowledge-base/<att:{k}.KnowledgeBaseId>" for k in kb_ids
+    }
+    assert {(u.namespace, u.name, u.dimensions["Operation"], u.stat) for u in uses} == {
+        (names.BEDROCK_KB_NAMESPACE, names.BEDROCK_THROTTLES, "Retrieve", "Sum")
+    }
+    assert expressions and expressions[0].startswith("SUM([FILL(")
+    assert props["Threshold"] == synthesized.project.environment.alarms.bedrock_throttles
+    assert props["TreatMissingData"] == "notBreaching"
+
+
+@pytest.mark.parametrize("tenant", ["acme", "globex"])
+def test_tenant_dashboard_shows_retrieve_and_raw_data_size_per_knowledge_base(synthesized, tenant):
+    template = _tenant_template(synthesized, tenant)
+    kb_ids = {k for k, r in template["Resources"].items() if r["Type"] == "AWS::Bedrock::KnowledgeBase"}
+    (body,) = dashboards(template).values()
+    uses, _ = dashboard_metrics(body)
+    bedrock = [u for u in uses if u.namespace == names.BEDROCK_KB_NAMESPACE]
+    expected_kbs = {f"knowledge-base/<att:{k}.KnowledgeBaseId>" for k in kb_ids}
+    for metric in (names.BEDROCK_INVOCATIONS, names.BEDROCK_CLIENT_ERRORS, names.BEDROCK_SERVER_ERRORS):
+        series = [u for u in bedrock if u.name == metric]
+        assert {u.dimensions["KnowledgeBaseId"] for u in series} == expected_kbs
+        assert all(u.dimensions["Operation"] == "Retrieve" and u.stat == "Sum" for u in series)
+    sizes = [u for u in bedrock if u.name == names.BEDROCK_RAW_DATA_SIZE]
+    assert {u.dimensions["KnowledgeBaseId"] for u in sizes} == expected_kbs
+    assert all(set(u.dimensions) == {"KnowledgeBaseId"} and u.stat == "Maximum" and u.period == 3600 for u in sizes)

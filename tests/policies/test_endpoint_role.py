@@ -189,8 +189,12 @@ def test_inputs_from_config_collect_models_and_kms_keys(config_copy):
     config_copy.edit("environments", "dev", lambda env: env.update(reranking={"type": "CUSTOM", "model_arn": RERANKER}))
 
     def add_keys(tenant):
-        tenant["knowledge_bases"][1]["kms_key_arn"] = "arn:aws:kms:us-west-2:123456789012:key/kb"
-        tenant["guardrail"]["kms_key_arn"] = "arn:aws:kms:us-west-2:123456789012:key/gr"
+        tenant["knowledge_bases"][1]["kms_key_arn"] = (
+            "arn:aws:kms:us-west-2:123456789012:key/00000000-0000-4000-8000-00000000000b"
+        )
+        tenant["guardrail"]["kms_key_arn"] = (
+            "arn:aws:kms:us-west-2:123456789012:key/00000000-0000-4000-8000-00000000000c"
+        )
 
     config_copy.edit("tenants", "acme", add_keys)
     project = load_project(config_copy.root, "dev")
@@ -205,8 +209,8 @@ def test_inputs_from_config_collect_models_and_kms_keys(config_copy):
     assert inputs.planner_model_arn == project.environment.planner.model_arn
     assert (inputs.reranking_type, inputs.reranking_model_arn) == ("CUSTOM", RERANKER)
     assert list(inputs.kms_key_arns) == [
-        "arn:aws:kms:us-west-2:123456789012:key/kb",
-        "arn:aws:kms:us-west-2:123456789012:key/gr",
+        "arn:aws:kms:us-west-2:123456789012:key/00000000-0000-4000-8000-00000000000b",
+        "arn:aws:kms:us-west-2:123456789012:key/00000000-0000-4000-8000-00000000000c",
     ]
 
 

@@ -7,7 +7,6 @@ import json
 import pytest
 
 from policies.knowledge_base_role import (
-    BucketRead,
     KnowledgeBaseRoleInputs,
     knowledge_base_role_policy,
     knowledge_base_trust_policy,
@@ -16,6 +15,7 @@ from policies.knowledge_base_role import (
 BUCKET = "arn:aws:s3:::acme-docs"
 SECRET = "arn:aws:secretsmanager:us-west-2:123456789012:secret:wiki-AbCdEf"
 KEY = "arn:aws:kms:us-west-2:123456789012:key/0f6c1a4e-1111-2222-3333-444455556666"
+CERTIFICATE = "arn:aws:s3:::acme-certs/sharepoint/connector.pfx"
 MODEL = "arn:aws:bedrock:us-west-2::foundation-model/amazon.titan-embed-text-v2:0"
 
 
@@ -39,14 +39,29 @@ def test_trust_policy_admits_only_bedrock_for_this_accounts_knowledge_bases():
     }
 
 
-def test_objects_are_readable_only_under_each_sources_prefix():
-    policy = knowledge_base_role_policy(_inputs(buckets=[BucketRead(BUCKET, ["docs/", "faq/"])]))
+def test_the_role_lists_its_bucket_and_reads_its_objects_in_this_account_only():
+    # bucket and bucket/* with aws:ResourceAccount, as AWS's CloudFormation sample grants (ledger: CONFLICTING).
+    policy = knowledge_base_role_policy(_inputs(bucket_arns=[BUCKET, BUCKET]))
     statements = _statements(policy)
-    assert statements["ReadDocumentsUnderSourcePrefixes"]["Resource"] == [f"{BUCKET}/docs/*", f"{BUCKET}/faq/*"]
-    assert statements["ReadDocumentsUnderSourcePrefixes"]["Action"] == "s3:GetObject"
+    assert statements["ListDocumentBuckets"]["Action"] == "s3:ListBucket"
     assert statements["ListDocumentBuckets"]["Resource"] == [BUCKET]
-    for sid in ("ReadDocumentsUnderSourcePrefixes", "ListDocumentBuckets"):
+    assert statements["ReadDocumentBucketObjects"]["Action"] == "s3:GetObject"
+    assert statements["ReadDocumentBucketObjects"]["Resource"] == [f"{BUCKET}/*"]
+    for sid in ("ReadDocumentBucketObjects", "ListDocumentBuckets"):
         assert statements[sid]["Condition"] == {"StringEquals": {"aws:ResourceAccount": "123456789012"}}
+
+
+def test_a_certificate_is_readable_as_that_one_object_without_listing_its_bucket():
+    policy = knowledge_base_role_policy(_inputs(certificate_object_arns=[CERTIFICATE]))
+    statements = _statements(policy)
+    assert statements["ReadConnectorCertificates"] == {
+        "Sid": "ReadConnectorCertificates",
+        "Effect": "Allow",
+        "Action": "s3:GetObject",
+        "Resource": [CERTIFICATE],
+        "Condition": {"StringEquals": {"aws:ResourceAccount": "123456789012"}},
+    }
+    assert "ListDocumentBuckets" not in statements
 
 
 def test_metrics_statement_is_limited_to_the_knowledge_base_namespace():
@@ -81,20 +96,30 @@ def test_secret_key_and_model_statements_name_exactly_the_configured_resources()
     [
         _inputs(),
         _inputs(
-            buckets=[BucketRead(BUCKET, ["a/"])], secret_arns=[SECRET], kms_key_arns=[KEY], embedding_model_arn=MODEL
+            bucket_arns=[BUCKET],
+            certificate_object_arns=[CERTIFICATE],
+            secret_arns=[SECRET],
+            kms_key_arns=[KEY],
+            embedding_model_arn=MODEL,
         ),
     ],
 )
-def test_every_statement_has_a_unique_sid_and_only_the_metrics_statement_uses_a_star(inputs):
+def test_every_statement_has_a_unique_sid_and_wildcards_only_where_a_reason_is_written(inputs):
     policy = knowledge_base_role_policy(inputs)
     sids = [statement["Sid"] for statement in policy["Statement"]]
     assert len(sids) == len(set(sids)) and all(sids)
-    stars = [s["Sid"] for s in policy["Statement"] if s["Resource"] == "*" or "*" in s["Resource"]]
-    assert stars == ["PublishKnowledgeBaseMetrics"]
+    resources = {
+        s["Sid"]: [s["Resource"]] if isinstance(s["Resource"], str) else s["Resource"] for s in policy["Statement"]
+    }
+    stars = {sid for sid, arns in resources.items() if any("*" in arn for arn in arns)}
+    # PutMetricData has no resource-level permissions; bucket/* is the tenant's own bucket.
+    assert stars <= {"PublishKnowledgeBaseMetrics", "ReadDocumentBucketObjects"}
+    assert resources["PublishKnowledgeBaseMetrics"] == ["*"]
+    assert all(arn.endswith("/*") for arn in resources.get("ReadDocumentBucketObjects", []))
     json.dumps(policy)  # printable for a security review
 
 
 def test_tokens_pass_through_unchanged():
     token = "${Token[TOKEN.123]}"
-    policy = knowledge_base_role_policy(_inputs(buckets=[BucketRead(token, ["docs/"])]))
-    assert _statements(policy)["ReadDocumentsUnderSourcePrefixes"]["Resource"] == [f"{token}/docs/*"]
+    policy = knowledge_base_role_policy(_inputs(bucket_arns=[token]))
+    assert _statements(policy)["ReadDocumentBucketObjects"]["Resource"] == [f"{token}/*"]

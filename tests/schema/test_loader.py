@@ -82,7 +82,10 @@ TENANT_CASES = [
     (
         "managed-embedding-with-arn",
         lambda t: t["knowledge_bases"][0].update(
-            embedding={"type": "MANAGED", "model_arn": "arn:aws:bedrock:us-west-2::foundation-model/x"}
+            embedding={
+                "type": "MANAGED",
+                "model_arn": "arn:aws:bedrock:us-west-2::foundation-model/amazon.titan-embed-text-v2:0",
+            }
         ),
         "knowledge_bases[0].embedding",
         ["only used with embedding type CUSTOM"],
@@ -109,7 +112,7 @@ TENANT_CASES = [
         "invalid-invoker-arn",
         lambda t: t["invokers"][0].update(arn="acme-app"),
         "invokers[0].arn",
-        ["should match pattern"],
+        ["is not an IAM role or user ARN"],
     ),
     (
         "trusted-without-trusted-invoker",
@@ -174,7 +177,7 @@ ENV_CASES = [
         "invalid-model-arn",
         lambda e: e["planner"].update(model_arn="nova-lite"),
         "planner.model_arn",
-        ["not a valid ARN"],
+        ["is not a Bedrock foundation model or inference profile ARN"],
     ),
     ("duplicate-tenant", lambda e: e.update(tenants=["acme", "acme"]), "tenants", ["duplicate tenant: acme"]),
     (
@@ -263,27 +266,10 @@ def test_an_environment_name_that_is_not_a_name_is_refused_before_any_file_is_re
     assert f"environment name '{env_name}' is not a name" in str(problem)
 
 
-def _web_source(filters: dict) -> dict:
-    return {"type": "web", "seed_urls": ["https://example.com/docs"], **filters}
-
-
-@pytest.mark.parametrize(
-    ("change", "field"),
-    [
-        (
-            lambda t: t["guardrail"].update(regexes=[{"name": "ids", "pattern": "([A-Z"}]),
-            "guardrail.regexes[0].pattern",
-        ),
-        (
-            lambda t: t["knowledge_bases"][0]["sources"].append(_web_source({"inclusion_filters": ["a{3,1}"]})),
-            "knowledge_bases[0].sources[1].inclusion_filters[0]",
-        ),
-    ],
-    ids=["guardrail-regex", "web-inclusion-filter"],
-)
-def test_a_regular_expression_that_does_not_parse_is_a_config_error(config_copy, change, field):
-    config_copy.edit("tenants", "acme", change)
+def test_a_regular_expression_that_does_not_parse_is_a_config_error(config_copy):
+    config_copy.edit("tenants", "acme", lambda t: t["guardrail"].update(regexes=[{"name": "ids", "pattern": "([A-Z"}]))
     problems = _problems(config_copy)
+    field = "guardrail.regexes[0].pattern"
     assert any(f"acme.yaml: {field}: " in p and "not a valid regular expression" in p for p in problems), problems
 
 

@@ -112,3 +112,29 @@ def test_endpoint_role_touches_no_bucket_secret_or_other_service(synthesized):
         buckets = _ids_of_type(template, "AWS::S3::Bucket")
         assert buckets and not [bucket for bucket in buckets if bucket in text]
         assert "s3:" not in text and "secretsmanager:" not in text and "iam:" not in text
+
+
+def test_knowledge_base_roles_read_only_the_tenants_own_bucket_in_its_own_account(synthesized):
+    """The role reads bucket and bucket/* (AWS's sample grant): isolation rests on the bucket being the tenant's."""
+    checked = 0
+    for tenant in synthesized.project.tenants:
+        template = _template(synthesized, tenant)
+        own_buckets = _ids_of_type(template, "AWS::S3::Bucket")
+        own_literals = {
+            source.bucket_arn
+            for kb in synthesized.project.tenants[tenant].knowledge_bases
+            for source in kb.sources
+            if getattr(source, "bucket_arn", None)
+        }
+        for logical_id, _, document in policy_documents(template):
+            for statement in statements(document):
+                if statement.get("Sid") not in ("ListDocumentBuckets", "ReadDocumentBucketObjects"):
+                    continue
+                checked += 1
+                for resource in as_list(statement["Resource"]):
+                    refs = referenced_ids(resource) - {"AWS::Partition"}
+                    literal = isinstance(resource, str) and any(resource.startswith(b) for b in own_literals)
+                    assert refs <= own_buckets and (refs or literal), f"{tenant}/{logical_id}: {resource}"
+                account = synthesized.project.environment.account
+                assert statement["Condition"] == {"StringEquals": {"aws:ResourceAccount": account}}
+    assert checked >= 2

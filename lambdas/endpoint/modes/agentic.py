@@ -46,8 +46,11 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
     configuration: dict[str, Any] = {
         "foundationModelType": settings.planner_type,
         "maxAgentIteration": query.max_agent_iteration,
-        "rerankingModelType": settings.reranking_type,
     }
+    # Only when configured: left out, the service picks MANAGED or NONE by the knowledge bases'
+    # embedding type, and MANAGED must not be forced on custom-embedding ones (botocore docs).
+    if settings.reranking_type is not None:
+        configuration["rerankingModelType"] = settings.reranking_type
     if settings.planner_type == "CUSTOM":
         configuration["foundationModelConfiguration"] = {
             "type": "BEDROCK_FOUNDATION_MODEL",
@@ -78,6 +81,8 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
         request["retrievalInstructionConfiguration"] = instruction
     if user_id is not None:
         request["userContext"] = {"userId": user_id}
+    if query.next_token is not None:
+        request["nextToken"] = query.next_token
     return request
 
 
@@ -111,8 +116,10 @@ def excludes_planner_model_cost(settings: TenantSettings) -> bool:
 
 
 def estimated_cost_usd(stats: RunStats, settings: TenantSettings) -> float:
-    """List price (docs/facts-and-decisions.md, prices): the managed planner's fee per AgenticRetrieveStream
-    call (not for a CUSTOM planner, see `excludes_planner_model_cost`) + per underlying Retrieve (one per
-    sub-query)."""
+    """Bedrock's list price as AWS's sample records it (utils/kb_pricing.yaml; ledger rows in
+    docs/facts-and-decisions.md): the managed planner's fee per AgenticRetrieveStream call (not for a
+    CUSTOM planner, see `excludes_planner_model_cost`) + the underlying Retrieve calls, counted as the
+    request's planner iterations — the endpoint's stand-in for TotalIterationCount, the proxy the
+    sample prices them by (the service reports no per-call count of them)."""
     planner_fee = 0.0 if excludes_planner_model_cost(settings) else settings.agentic_price_per_1000_usd / 1000
-    return round(planner_fee + settings.retrieve_price_per_1000_usd / 1000 * stats.sub_queries, 6)
+    return round(planner_fee + settings.retrieve_price_per_1000_usd / 1000 * stats.iterations, 6)

@@ -21,7 +21,8 @@ Request shape (botocore's service model, bedrock-agent-runtime `Retrieve`): `kno
 vectorSearchConfiguration: {numberOfResults, filter}}`, optional `guardrailConfiguration` and
 `userContext`. The project deploys MANAGED knowledge bases, so the request uses
 `managedSearchConfiguration` ("managed search automatically determines the best search strategy");
-whether Bedrock also accepts `vectorSearchConfiguration` on a MANAGED knowledge base is UNVERIFIED.
+AWS's sample (utils/managed_knowledge_base.py) reports the service rejecting `vectorSearchConfiguration`
+on MANAGED knowledge bases (docs/facts-and-decisions.md, Ledger).
 """
 
 from __future__ import annotations

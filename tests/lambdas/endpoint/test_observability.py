@@ -110,7 +110,8 @@ def test_emf_metrics_are_written_per_request_with_the_tenant_dimension(endpoint)
         and f.data["status"] == "IN_PROGRESS"
     )
     assert document[names.SUB_QUERIES] == [sub_queries]
-    assert done["estimatedCostUsd"] == pytest.approx(0.004 + 0.001 * sub_queries)
+    # Underlying Retrieve calls priced per planner iteration (TotalIterationCount proxy, kb_pricing.yaml).
+    assert done["estimatedCostUsd"] == pytest.approx(0.004 + 0.001 * done["iterations"])
 
 
 def test_errors_are_counted_per_tenant_and_per_error_code(endpoint, emulator):

@@ -261,3 +261,49 @@ def test_health_unknown_route_and_wrong_method(endpoint):
     assert missing.status_code == 404 and missing.json()["error"]["code"] == "not_found"
     wrong = httpx.get(f"{endpoint.url}/v1/query")
     assert wrong.status_code == 405 and wrong.json()["error"]["code"] == "method_not_allowed"
+
+
+INSTRUCTION_HINT = "wait for the review, and check its status with `akb doctor`"
+
+
+@pytest.fixture
+def instructed_endpoint(emulator):
+    """The endpoint of a tenant whose requests name a retrieval instruction."""
+    with start_endpoint(emulator, tenant_settings(retrieval_instruction_id="instr1")) as handle:
+        yield handle
+
+
+def test_an_instruction_not_yet_active_is_a_clear_503_that_is_not_retried(instructed_endpoint, emulator):
+    emulator.set_faults(instruction_inactive=True)
+    response, body = ask(instructed_endpoint)
+    assert response.status_code == 503
+    assert body["error"]["code"] == "retrieval_instruction_not_active"
+    assert INSTRUCTION_HINT in body["error"]["message"] and "instr1" not in json.dumps(body)
+    assert len(sent_bodies(emulator)) == 1
+    assert sent_bodies(emulator)[0]["retrievalInstructionConfiguration"] == {"retrievalInstructionId": "instr1"}
+
+
+def test_once_the_instruction_is_active_the_same_request_streams(instructed_endpoint, emulator):
+    emulator.set_faults(instruction_inactive=True)
+    assert ask(instructed_endpoint)[0].status_code == 503
+    emulator.set_faults(instruction_inactive=False)
+    response, frames = ask(instructed_endpoint)
+    assert response.status_code == 200 and frames[-1].data["stopReason"] == "complete"
+
+
+def test_a_tenant_without_instruction_is_unaffected_by_an_inactive_one(endpoint, emulator):
+    emulator.set_faults(instruction_inactive=True)
+    response, frames = ask(endpoint)
+    assert response.status_code == 200 and frames[-1].data["stopReason"] == "complete"
+
+
+def test_an_instruction_failure_inside_the_stream_is_the_same_error_event(endpoint, emulator):
+    emulator.set_faults(
+        error_after_events=2,
+        error_type="conflictException",
+        error_message="Retrieval instruction instr1 is not ACTIVE",
+    )
+    _, frames = ask(endpoint)
+    error = next(f.data for f in frames if f.type == "error")
+    assert error["code"] == "retrieval_instruction_not_active" and error["retryable"] is False
+    assert INSTRUCTION_HINT in error["message"]

@@ -11,7 +11,7 @@ from tests.local.emulator_helpers import request, run
 def test_knowledge_bases_are_listed_with_ids_and_counts(emulator):
     listed = {kb["folder"]: kb for kb in httpx.get(f"{emulator.url}/_emulator/knowledgebases").json()}
     assert {k: (v["id"], v["document_count"]) for k, v in listed.items()} == {
-        "docs": (kb_id_for("docs"), 20),
+        "docs": (kb_id_for("docs"), 21),  # 20 text documents and one image
         "tickets": (kb_id_for("tickets"), 15),
         "handbook": (kb_id_for("handbook"), 5),
         "wiki": (kb_id_for("wiki"), 5),
@@ -29,7 +29,14 @@ def test_faults_are_set_read_and_reset_over_http(emulator):
 
 def test_bad_fault_specs_are_rejected_without_changing_anything(emulator):
     url = f"{emulator.url}/_emulator/faults"
-    bad = ({"throttle_before": -1}, {"nonsense": 1}, {"error_type": "NoSuchException"}, {"delay_first_ms": -1}, [1])
+    bad = (
+        {"throttle_before": -1},
+        {"nonsense": 1},
+        {"error_type": "NoSuchException"},
+        {"delay_first_ms": -1},
+        {"instruction_inactive": "yes"},
+        [1],
+    )
     for body in bad:
         response = httpx.post(url, json=body)
         assert response.status_code == 400 and response.json()["message"]

@@ -16,7 +16,7 @@ def sample():
 
 def test_sample_corpus_has_the_tenant_folders_with_their_descriptions(sample):
     assert {name: len(kb.documents) for name, kb in sample.items()} == {
-        "docs": 20,
+        "docs": 21,  # 20 text documents and one image
         "tickets": 15,
         "handbook": 5,
         "wiki": 5,

@@ -217,3 +217,15 @@ def test_garbage_never_crashes_the_server_or_leaks_a_traceback(emulator, raw):
     assert response.headers["x-amzn-ErrorType"] == "ValidationException"
     assert "Traceback" not in response.text and set(response.json()) == {"message"}
     assert httpx.get(f"{emulator.url}/_emulator/health").status_code == 200
+
+
+def test_an_inactive_instruction_fails_only_requests_that_name_it_until_cleared(bedrock, emulator):
+    emulator.set_faults(instruction_inactive=True)
+    named = {**request("exports"), "retrievalInstructionConfiguration": {"retrievalInstructionId": "instr1"}}
+    error = client_error(lambda: bedrock.agentic_retrieve_stream(**named))
+    assert code_and_status(error) == ("ValidationException", 400)
+    assert "Retrieval instruction instr1 is not ACTIVE" in error.response["Error"]["Message"]
+    assert "result" in run(bedrock, **request("exports"))[-1]  # a request naming none streams
+    assert code_and_status(client_error(lambda: bedrock.agentic_retrieve_stream(**named)))[0] == "ValidationException"
+    emulator.set_faults(instruction_inactive=False)
+    assert "result" in run(bedrock, **named)[-1]

@@ -26,13 +26,20 @@ def test_retrieve_returns_scored_chunks_with_location_and_metadata(bedrock):
 
 def test_number_of_results_and_filter_are_honoured(bedrock):
     config = {
-        "vectorSearchConfiguration": {
+        "managedSearchConfiguration": {
             "numberOfResults": 2,
             "filter": {"equals": {"key": "product", "value": "signalbox"}},
         }
     }
     results = retrieve(bedrock, "retry", retrievalConfiguration=config)["retrievalResults"]
     assert 0 < len(results) <= 2 and {r["metadata"]["product"] for r in results} == {"signalbox"}
+
+
+def test_vector_search_configuration_is_rejected_on_a_managed_knowledge_base(bedrock):
+    with pytest.raises(ClientError) as caught:
+        retrieve(bedrock, "retry", retrievalConfiguration={"vectorSearchConfiguration": {"numberOfResults": 2}})
+    assert caught.value.response["Error"]["Code"] == "ValidationException"
+    assert "managedSearchConfiguration" in caught.value.response["Error"]["Message"]
 
 
 def test_knowledge_base_arn_is_accepted(bedrock):

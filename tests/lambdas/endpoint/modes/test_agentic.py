@@ -36,17 +36,23 @@ def test_managed_request_is_valid_for_botocore_and_carries_descriptions_and_defa
         CORPUS_DESCRIPTIONS["docs"],
         CORPUS_DESCRIPTIONS["tickets"],
     ]
-    assert request["agenticRetrieveConfiguration"] == {
-        "foundationModelType": "MANAGED",
-        "maxAgentIteration": 3,
-        "rerankingModelType": "MANAGED",
-    }
+    # No rerankingModelType unless configured: the service's default is MANAGED for managed-embedding
+    # knowledge bases and NONE for custom-embedding ones (botocore AgenticRetrieveConfiguration).
+    assert request["agenticRetrieveConfiguration"] == {"foundationModelType": "MANAGED", "maxAgentIteration": 3}
     assert all(
         r["configuration"]["knowledgeBase"]["retrievalOverrides"] == {"maxNumberOfResults": 10}
         for r in request["retrievers"]
     )
     assert request["userContext"] == {"userId": "alice"} and request["generateResponse"] is True
     assert "policyConfiguration" not in request and "retrievalInstructionConfiguration" not in request
+
+
+@pytest.mark.parametrize("reranking_type", ["MANAGED", "NONE"])
+def test_a_configured_reranking_type_is_sent_as_configured(reranking_type):
+    request = build({"question": "q"}, reranking_type=reranking_type)
+    assert botocore_errors(request) == ""
+    assert request["agenticRetrieveConfiguration"]["rerankingModelType"] == reranking_type
+    assert "rerankingConfiguration" not in request["agenticRetrieveConfiguration"]
 
 
 def test_custom_planner_reranker_guardrail_and_instruction_have_botocore_shapes():
@@ -96,16 +102,18 @@ def test_custom_planner_reranker_guardrail_and_instruction_have_botocore_shapes(
     }
 
 
-def test_estimated_cost_is_one_agentic_call_plus_one_retrieve_per_sub_query():
-    assert estimated_cost_usd(RunStats(sub_queries=5), tenant_settings()) == pytest.approx(0.004 + 0.005)
+def test_estimated_cost_is_one_agentic_call_plus_one_retrieve_per_planner_iteration():
+    """The sample's price book: $4/1,000 calls + $1/1,000 underlying Retrieve, TotalIterationCount as proxy."""
+    assert estimated_cost_usd(RunStats(iterations=3, sub_queries=7), tenant_settings()) == pytest.approx(0.004 + 0.003)
     assert estimated_cost_usd(
-        RunStats(sub_queries=2), tenant_settings(agentic_price_per_1000_usd=0, retrieve_price_per_1000_usd=2)
+        RunStats(iterations=2, sub_queries=9),
+        tenant_settings(agentic_price_per_1000_usd=0, retrieve_price_per_1000_usd=2),
     ) == pytest.approx(0.004)
 
 
 def test_a_custom_planner_is_not_charged_the_managed_planner_fee():
     custom = tenant_settings(planner_type="CUSTOM", planner_model_arn=PLANNER)
-    assert estimated_cost_usd(RunStats(sub_queries=5), custom) == pytest.approx(0.005)  # Retrieve calls only
+    assert estimated_cost_usd(RunStats(iterations=5), custom) == pytest.approx(0.005)  # Retrieve calls only
     assert excludes_planner_model_cost(custom) and not excludes_planner_model_cost(tenant_settings())
 
 
@@ -116,15 +124,13 @@ def test_the_done_event_says_when_the_estimate_leaves_out_the_planner_model(app_
     response = client.post("/v1/query", json={"question": "api keys"}, headers={"accept": "application/x-ndjson"})
     assert response.status_code == 200, response.text
     events = [json.loads(line) for line in response.text.splitlines() if line.strip()]
-    sub_queries = sum(
-        len(e.get("subQueries", []))
-        for e in events
-        if e["type"] == "trace" and e["step"] in ("Retrieval", "SpeculativeRetrieval") and e["status"] == "IN_PROGRESS"
+    planning_steps = sum(
+        1 for e in events if e["type"] == "trace" and e["step"] == "Planning" and e["status"] == "IN_PROGRESS"
     )
     done = events[-1]
-    assert done["type"] == "done" and sub_queries > 0
+    assert done["type"] == "done" and planning_steps > 0 and done["iterations"] == planning_steps
     planner_fee = 0.004 if planner == "MANAGED" else 0.0
-    assert done["estimatedCostUsd"] == pytest.approx(planner_fee + 0.001 * sub_queries)
+    assert done["estimatedCostUsd"] == pytest.approx(planner_fee + 0.001 * planning_steps)
     assert done.get("estimatedCostExcludesPlannerModel") is (True if planner == "CUSTOM" else None)
 
 

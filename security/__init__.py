@@ -1,0 +1,1 @@
+"""External security scanning of the synthesized templates (checkov), run by `make scan`."""
