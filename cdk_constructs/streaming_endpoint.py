@@ -10,7 +10,6 @@ roles that attach the tenant's invoke policy. https://docs.aws.amazon.com/lambda
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping, Sequence
 
 import aws_cdk as cdk
@@ -20,6 +19,17 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from cdk_constructs.endpoint_bundling import endpoint_code
+from cdk_constructs.endpoint_limits import (
+    ADAPTER_VARIABLES,
+    ENVIRONMENT_LIMIT_BYTES,
+    GUARDRAIL_ID_LENGTH,
+    INSTRUCTION_ID_LENGTH,
+    KB_ID_LENGTH,
+    VERSION_LENGTH,
+    environment_size_message,
+    function_name_message,
+    worst_case_size,
+)
 from cdk_constructs.endpoint_settings import tenant_settings
 from cdk_constructs.nag_checks import acknowledge, finding_text
 from cdk_constructs.resource_names import (
@@ -31,7 +41,6 @@ from cdk_constructs.resource_names import (
 from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from cdk_constructs.stack_outputs import publish
 from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
-from lambdas.endpoint.settings import TenantSettings
 from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
 from policies.invoker import invoker_policy, url_permissions
 from schema import Project
@@ -40,20 +49,8 @@ from schema import Project
 RUNTIME = lambda_.Runtime.PYTHON_3_14
 ARCHITECTURE = lambda_.Architecture.ARM_64
 HANDLER = "lambdas/run.sh"  # executed by the adapter's /opt/bootstrap; it execs uvicorn
-ADAPTER_PORT = "8080"
-READINESS_PATH = "/healthz"
-# Lambda: "The total size of all environment variables doesn't exceed 4 KB."
-# https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html
-ENVIRONMENT_LIMIT_BYTES = 4096
-# Longest value a deploy-time token can resolve to, for the synth-time size check.
-KB_ID_LENGTH = 10
-GUARDRAIL_ID_LENGTH = 12
-VERSION_LENGTH = 5
-INSTRUCTION_ID_LENGTH = 12
-OTHER_TOKEN_LENGTH = 100  # an ARN
-_TOKEN = re.compile(r"\$\{Token\[[^\]]+\]\}")
-# Lambda function names: 64 characters (https://docs.aws.amazon.com/lambda/latest/api/API_CreateFunction.html).
-FUNCTION_NAME_LIMIT = 64
+# The environment size, function name and adapter variables: endpoint_limits.py (CDK-free, so
+# `akb validate` checks the same limits before any synth).
 
 
 class StreamingEndpoint(Construct):
@@ -109,12 +106,7 @@ class StreamingEndpoint(Construct):
     def _environment_variables(self, lengths: Mapping[str, int]) -> dict[str, str]:
         """The adapter's settings and the tenant's, checked against Lambda's 4 KB at their worst case."""
         environment_variables = {
-            # The adapter starts run.sh and proxies invocations to it; response_stream is the only mode
-            # that streams (any other value silently buffers the whole answer).
-            "AWS_LAMBDA_EXEC_WRAPPER": "/opt/bootstrap",
-            "AWS_LWA_INVOKE_MODE": "response_stream",
-            "AWS_LWA_PORT": ADAPTER_PORT,
-            "AWS_LWA_READINESS_CHECK_PATH": READINESS_PATH,
+            **ADAPTER_VARIABLES,
             # Tokens inside the JSON (knowledge base ids, guardrail version) become an Fn::Join.
             SETTINGS_ENV_VAR: self.settings.to_json(),
         }
@@ -159,11 +151,9 @@ class StreamingEndpoint(Construct):
         self, project: Project, log_group: logs.ILogGroup, environment_variables: Mapping[str, str]
     ) -> lambda_.Function:
         function_name = endpoint_function_name(project.env_name, self.tenant_name)
-        if len(function_name) > FUNCTION_NAME_LIMIT:
-            raise ValueError(
-                f"{self.node.path}: function name '{function_name}' has {len(function_name)} characters; "
-                f"Lambda allows {FUNCTION_NAME_LIMIT}: shorten the environment or tenant name"
-            )
+        name_problem = function_name_message(function_name)
+        if name_problem:
+            raise ValueError(f"{self.node.path}: {name_problem}")
         settings = project.environment.endpoint
         adapter_arn = web_adapter_layer_arn(cdk.Stack.of(self), settings.web_adapter_layer_version)
         # A synchronous streaming request has no asynchronous retry to catch: a DLQ would stay empty.
@@ -254,27 +244,10 @@ def token_lengths(
     return {token: length for token, length in lengths.items() if cdk.Token.is_unresolved(token)}
 
 
-def worst_case_size(variables: Mapping[str, str], lengths: Mapping[str, int]) -> int:
-    """Bytes of keys + values once every token is replaced by the longest value it can resolve to."""
-
-    def resolved(value: str) -> str:
-        return _TOKEN.sub(lambda match: "x" * lengths.get(match.group(0), OTHER_TOKEN_LENGTH), value)
-
-    return sum(len(key.encode()) + len(resolved(value).encode()) for key, value in variables.items())
-
-
 def check_environment_size(variables: Mapping[str, str], lengths: Mapping[str, int], *, where: str) -> None:
     size = worst_case_size(variables, lengths)
-    if size <= ENVIRONMENT_LIMIT_BYTES:
-        return
-    settings = TenantSettings.from_json(variables[SETTINGS_ENV_VAR])
-    descriptions = sum(len(retriever.description) for retriever in settings.retrievers)
-    callers = sum(len(arn) for arn in settings.trusted_callers)
-    raise ValueError(
-        f"{where}: the function's environment can reach {size} bytes; Lambda allows "
-        f"{ENVIRONMENT_LIMIT_BYTES} in total. Shorten the knowledge base descriptions ({descriptions} "
-        f"characters now) or list fewer trusted invokers ({callers} characters of ARNs)."
-    )
+    if size > ENVIRONMENT_LIMIT_BYTES:
+        raise ValueError(f"{where}: {environment_size_message(variables, size)}")
 
 
 def _acknowledge_role_wildcards(role: iam.Role, policy: Mapping) -> None:

@@ -19,8 +19,10 @@ from typing import TYPE_CHECKING, Any, ClassVar, Literal
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
 
-StopReason = Literal["complete", "error", "deadline", "client_closed"]
-STOP_REASONS: tuple[StopReason, ...] = ("complete", "error", "deadline", "client_closed")
+# `partial`: the stream ran to its end but some knowledge bases failed on the way (their aliases
+# are in `done.failedKnowledgeBases`, the failure in a FAILED trace): never reported as `complete`.
+StopReason = Literal["complete", "partial", "error", "deadline", "client_closed"]
+STOP_REASONS: tuple[StopReason, ...] = ("complete", "partial", "error", "deadline", "client_closed")
 
 
 @dataclass(frozen=True)
@@ -157,6 +159,9 @@ class DoneEvent:
     # True when the path taken was agentic with a CUSTOM planner: estimatedCostUsd then leaves out
     # the planner model's token cost (unknown to the endpoint) and covers the Retrieve calls only.
     estimatedCostExcludesPlannerModel: bool | None = None
+    # True whenever stopReason is not `complete`: the answer and results may be missing parts.
+    partial: bool | None = None
+    failedKnowledgeBases: list[str] = field(default_factory=list)
     # The upstream result's nextToken: send it back as the request's `nextToken` for the next page.
     nextToken: str | None = None
 

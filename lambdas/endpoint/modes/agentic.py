@@ -10,6 +10,7 @@ from typing import Any
 
 from lambdas.endpoint.events import Event
 from lambdas.endpoint.request import Query
+from lambdas.endpoint.retry import RetryPolicy
 from lambdas.endpoint.settings import TenantSettings
 from lambdas.endpoint.translate import RunStats, Translator
 from lambdas.endpoint.upstream import close_event_stream
@@ -103,7 +104,10 @@ class AgenticUpstream:
         close_event_stream(self._stream)
 
 
-def open(client: Any, request: dict[str, Any], translator: Translator) -> AgenticUpstream:
+def open(
+    client: Any, request: dict[str, Any], translator: Translator, policy: RetryPolicy | None = None
+) -> AgenticUpstream:
+    """One call; the relay retries it as a whole (with `policy`), so it is not used here."""
     response = client.agentic_retrieve_stream(**request)
     translator.stats.upstream_request_id = (response.get("ResponseMetadata") or {}).get("RequestId")
     return AgenticUpstream(response["stream"], translator)
