@@ -148,7 +148,8 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
         problems.extend(tenant_problems)
         if tenant is not None:
             tenants[name] = tenant
-            problems.extend(_reader_account_problems(tenant_file, environment, tenant))
+            if environment is not None:  # the account rules need a valid environment
+                problems.extend(_reader_account_problems(tenant_file, environment, tenant))
     problems.extend(_misnamed_tenant_files(tenants_dir))
     problems.extend(_shared_buckets(tenants, tenants_dir))
     if problems or environment is None:

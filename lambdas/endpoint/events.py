@@ -130,7 +130,8 @@ class ResultEvent:
     """The deduplicated results; `answer` repeats the text deltas so a late reader has it whole."""
 
     type: ClassVar[str] = "result"
-    results: list[ResultItem]
+    # Defaults where event_to_dict may leave a field out (empty list, None): decoding restores them.
+    results: list[ResultItem] = field(default_factory=list)
     answer: str | None = None
     citations: list[Citation] = field(default_factory=list)
     note: str | None = None
@@ -153,7 +154,7 @@ class DoneEvent:
     stopReason: StopReason
     iterations: int
     durationMs: int
-    timeToFirstEventMs: int | None
+    timeToFirstEventMs: int | None = None  # left out of the frame when no event came first
     mode: str = "agentic"
     estimatedCostUsd: float | None = None
     # True when the path taken was agentic with a CUSTOM planner: estimatedCostUsd then leaves out

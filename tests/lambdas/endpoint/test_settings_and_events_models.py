@@ -10,7 +10,15 @@ import json
 
 import pytest
 
-from lambdas.endpoint.events import Citation, ResultEvent, ResultItem, TraceEvent, event_from_dict
+from lambdas.endpoint.events import (
+    Citation,
+    DoneEvent,
+    ResultEvent,
+    ResultItem,
+    TraceEvent,
+    event_from_dict,
+    event_to_dict,
+)
 from lambdas.endpoint.settings import Retriever, RoutingSettings, TenantSettings
 
 SETTINGS = TenantSettings(
@@ -69,3 +77,16 @@ def test_an_event_whose_fields_do_not_match_the_contract_is_a_value_error():
 
 def test_events_are_still_built_positionally_like_plain_dataclasses():
     assert TraceEvent("Planning", "IN_PROGRESS", 3).elapsedMs == 3
+
+
+@pytest.mark.parametrize(
+    "event",
+    [
+        ResultEvent(results=[]),
+        DoneEvent("r1", "error", 0, 12, None),
+        TraceEvent("Planning", "IN_PROGRESS", 0),
+    ],
+    ids=["result-without-results", "done-without-first-event", "trace-with-zero-elapsed"],
+)
+def test_an_event_whose_empty_fields_the_encoder_leaves_out_decodes_to_the_same_event(event):
+    assert event_from_dict(event.type, event_to_dict(event)) == event
