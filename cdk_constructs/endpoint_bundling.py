@@ -88,7 +88,7 @@ class PipBundling:
             *(str(path.relative_to(self.repo_root)).encode() + b"\0" + path.read_bytes() for path in sources),
         )
 
-    def try_bundle(self, output_dir: str, *_options, **_keyword_options) -> bool:
+    def try_bundle(self, output_dir: str, *_options: object, **_keyword_options: object) -> bool:
         # jsii passes the BundlingOptions struct positionally or as keywords depending on version; unused.
         out = Path(output_dir)
         shutil.copytree(self.dependencies(), out, dirs_exist_ok=True, symlinks=True)

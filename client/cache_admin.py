@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import time
+from datetime import datetime
 from pathlib import Path
 from typing import Any
 
@@ -55,7 +56,7 @@ def publish_job_version(store: CacheStore, tenant: str, job: dict[str, Any]) -> 
         knowledge_base_id=job["knowledgeBaseId"],
         data_source_id=job["dataSourceId"],
         job_id=job["ingestionJobId"],
-        updated_at=updated.timestamp() if hasattr(updated, "timestamp") else time.time(),
+        updated_at=updated.timestamp() if isinstance(updated, datetime) else time.time(),
     )
     store.publish_version(tenant, mark)
     return mark

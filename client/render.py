@@ -144,6 +144,14 @@ def incomplete_warning(done: DoneEvent) -> str | None:
     )
 
 
+def partial_line(done: DoneEvent) -> str | None:
+    """The warning a partial answer carries, so it is never read as the whole answer."""
+    if not done.partial:
+        return None
+    failed = f": knowledge bases {', '.join(done.failedKnowledgeBases)} failed" if done.failedKnowledgeBases else ""
+    return f"PARTIAL ANSWER (stop {done.stopReason}){failed}; results and answer may be missing parts"
+
+
 def error_line(event: ErrorEvent) -> str:
     return f"error {event.code}: {event.message}" + (" (retryable)" if event.retryable else "")
 
@@ -227,9 +235,9 @@ class ViewRenderer:
         elif isinstance(event, DoneEvent):
             self._show_answer()
             self._stop_live()
-            warning = incomplete_warning(event)
-            if warning:
-                self._print(Text(warning, style="bold yellow"))
+            for warning in (partial_line(event), incomplete_warning(event)):
+                if warning:
+                    self._print(Text(warning, style="bold yellow"))
             self._print(Text(footer(event), style="dim"))
         self._refresh()
 

@@ -17,6 +17,7 @@ from schema.common import StrictModel, unique
 # DynamoDB items are at most 400 KB (ledger); the entry's other attributes and keys need room.
 MAX_ENTRY_KB = 350
 Mode = Literal["agentic", "retrieve", "auto"]
+ALL_MODES: tuple[Mode, ...] = ("agentic", "retrieve", "auto")
 
 
 class Cache(StrictModel):
@@ -36,7 +37,7 @@ class Cache(StrictModel):
         description=f"Larger answers are not stored (DynamoDB items hold 400 KB; at most {MAX_ENTRY_KB}).",
     )
     modes: list[Mode] = Field(
-        default_factory=lambda: ["agentic", "retrieve", "auto"],
+        default_factory=lambda: list(ALL_MODES),
         min_length=1,
         description="Modes whose answers are cached (the mode a request asks for).",
     )

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from client import cache_admin
 from client.options import config_option, env_option, load_or_exit
+from lambdas.endpoint.cache.store import CacheStore
 
 _tenant = click.option("--tenant", required=True, help="Tenant name (config/tenants/<tenant>.yaml).")
 _local = click.option(
@@ -13,7 +16,7 @@ _local = click.option(
 )
 
 
-def _store(config_dir, env_name, tenant, local):
+def _store(config_dir: Path, env_name: str, tenant: str, local: bool) -> CacheStore:
     project = load_or_exit(config_dir, env_name)
     try:
         return cache_admin.open_store(project, tenant, local=local)
@@ -37,7 +40,7 @@ def command() -> None:
 @config_option
 @_tenant
 @_local
-def stats(env_name, config_dir, tenant, local) -> None:
+def stats(env_name: str, config_dir: Path, tenant: str, local: bool) -> None:
     """Entries (live, expired, size, per knowledge base), counters and published content versions."""
     store = _store(config_dir, env_name, tenant, local)
     try:
@@ -68,7 +71,7 @@ def stats(env_name, config_dir, tenant, local) -> None:
 @_tenant
 @click.option("--kb", "alias", default=None, help="Only entries that searched this knowledge base (alias).")
 @_local
-def flush(env_name, config_dir, tenant, alias, local) -> None:
+def flush(env_name: str, config_dir: Path, tenant: str, alias: str | None, local: bool) -> None:
     """Deletes the tenant's entries (or only those of --kb); the next requests go to the source."""
     project = load_or_exit(config_dir, env_name)
     if alias is not None and tenant in project.tenants:

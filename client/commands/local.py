@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import click
 
@@ -123,7 +124,16 @@ def command(
         emulator.stop()
 
 
-def _banner(url, emulator_url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path) -> None:
+def _banner(
+    url: str,
+    emulator_url: str,
+    delay_ms: float,
+    tenant_name: str,
+    env_name: str,
+    settings: Any,
+    caller_arn: str,
+    cache_path: Path | None,
+) -> None:
     """What runs where, and a request to try."""
     aliases = ", ".join(r.alias for r in settings.retrievers)
     click.echo(f"Bedrock emulator  {emulator_url}  (delay {delay_ms:g} ms between events)")

@@ -9,10 +9,16 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from client.options import config_option, env_option, load_or_exit
+
+if TYPE_CHECKING:
+    from schema import Environment, Project, Tenant
+    from schema.knowledge import KnowledgeBase
+
 
 # Why a session name is only a user id where the tenant vouches for it (docs/security.md, "Identity
 # for document ACLs"): whoever calls sts:AssumeRole chooses it unless the role's trust policy pins it.
@@ -38,9 +44,9 @@ LOG_KEY_NOTE = (
 )
 
 
-def user_context_review(tenant) -> dict:
+def user_context_review(tenant: Tenant) -> dict[str, Any]:
     """The tenant's user_context: whose session names become user ids (with the trust-policy caveat)."""
-    review: dict = {"mode": tenant.user_context}
+    review: dict[str, Any] = {"mode": tenant.user_context}
     if tenant.user_context == "none":
         return review
     session_roles = [invoker.arn for invoker in tenant.invokers if invoker.user_id_from_session_name]
@@ -59,7 +65,7 @@ def partition_for(region: str) -> str:
     return "aws"
 
 
-def review(project, tenant_name: str) -> dict:
+def review(project: Project, tenant_name: str) -> dict[str, Any]:
     """The execution role, the invoker policy and the URL permissions of one tenant, as dicts."""
     from cdk_constructs.resource_names import (
         cache_table_name,
@@ -121,7 +127,7 @@ def review(project, tenant_name: str) -> dict:
     }
 
 
-def _knowledge_base_policies(tenant, kb_arns: dict[str, str], endpoint_role_arn: str) -> dict:
+def _knowledge_base_policies(tenant: Tenant, kb_arns: dict[str, str], endpoint_role_arn: str) -> dict[str, Any]:
     """Each knowledge base's AWS::Bedrock::KnowledgeBasePolicy, as cdk_constructs/knowledge_base_policy.py builds it."""
     from policies.knowledge_base_access import KnowledgeBaseAccessInputs, knowledge_base_access_policy
 
@@ -139,7 +145,7 @@ def _knowledge_base_policies(tenant, kb_arns: dict[str, str], endpoint_role_arn:
     }
 
 
-def _log_key_review(environment, log_group_arn: str) -> dict:
+def _log_key_review(environment: Environment, log_group_arn: str) -> dict[str, Any]:
     """With log_kms_key_arn: the statement its key policy must hold (the project cannot add it: the key is imported)."""
     if not environment.log_kms_key_arn:
         return {}
@@ -154,25 +160,13 @@ def _log_key_review(environment, log_group_arn: str) -> dict:
     }
 
 
-def _knowledge_base_role(kb, partition: str, region: str, account: str) -> dict:
-    """The service role of one knowledge base (policies/knowledge_base_role.py), mapped from its config
-    the way cdk_constructs/knowledge_base.py maps it; the tenant's generated bucket name is a placeholder."""
-    from policies.knowledge_base_role import (
-        KnowledgeBaseRoleInputs,
-        knowledge_base_role_policy,
-        knowledge_base_trust_policy,
-    )
+def _knowledge_base_role(kb: KnowledgeBase, partition: str, region: str, account: str) -> dict[str, Any]:
+    """The service role of one knowledge base, from the same builder the construct calls
+    (policies/knowledge_base_role.py); the tenant's generated bucket name is a placeholder."""
+    from policies.knowledge_base_role import inputs_for, knowledge_base_role_policy, knowledge_base_trust_policy
 
-    inputs = KnowledgeBaseRoleInputs(
-        partition=partition,
-        region=region,
-        account=account,
-        bucket_arns=kb.bucket_arns(f"arn:{partition}:s3:::<documents-bucket>"),
-        certificate_object_arns=kb.certificate_object_arns(partition),
-        secret_arns=kb.secret_arns(),
-        kms_key_arns=[kb.kms_key_arn] if kb.kms_key_arn else [],
-        embedding_model_arn=kb.embedding.model_arn,
-    )
+    documents = f"arn:{partition}:s3:::<documents-bucket>"
+    inputs = inputs_for(kb, partition=partition, region=region, account=account, documents_bucket_arn=documents)
     return {
         "trust": knowledge_base_trust_policy(partition, region, account),
         "policy": knowledge_base_role_policy(inputs),

@@ -27,7 +27,8 @@ _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
 
 async def _http_error(request: Request, error: Exception) -> Response:
-    assert isinstance(error, HTTPException)
+    if not isinstance(error, HTTPException):  # registered for HTTPException only
+        raise error
     code = _HTTP_CODES.get(error.status_code, "http_error")
     message = f"{request.method} {request.url.path}: {error.detail}"
     return JSONResponse({"error": {"code": code, "message": message}}, error.status_code, headers=error.headers)
@@ -46,13 +47,17 @@ def create_app(service: Service) -> Starlette:
     async def query(request: Request) -> Response:
         return await handle_query(service, request)
 
-    return Starlette(
+    app = Starlette(
         routes=[
             Route("/healthz", healthz, methods=["GET"]),
             Route("/v1/query", query, methods=["POST"]),
         ],
         exception_handlers={HTTPException: _http_error, Exception: _unexpected},
     )
+    # Starlette would answer `/v1/query/` with a 307 whose Location it builds from the Host header
+    # (any host a client names); the API has exactly two paths, so anything else is a plain 404.
+    app.router.redirect_slashes = False
+    return app
 
 
 def service_from_environment() -> Service:

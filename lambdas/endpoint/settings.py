@@ -3,18 +3,28 @@
 The stack renders `TenantSettings` to compact JSON in `AKB_TENANT_SETTINGS` (Lambda allows 4 KB of
 environment in total; the stack checks the size at synth). `akb local` builds the same object from
 the dev config and the emulator's knowledge-base ids. The service never reads config files.
+
+The settings are dataclasses that pydantic deserialises: `from_json` validates the whole document
+(nested retrievers and routing included) and refuses unknown fields, so a settings JSON this code
+does not understand stops the function at start-up instead of being half-read.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pydantic import ConfigDict, TypeAdapter, with_config
+
+_STRICT = ConfigDict(extra="forbid")
+
 ENV_VAR = "AKB_TENANT_SETTINGS"
 
 
+@with_config(_STRICT)
 @dataclass(frozen=True)
 class Retriever:
     alias: str
@@ -22,6 +32,7 @@ class Retriever:
     description: str
 
 
+@with_config(_STRICT)
 @dataclass(frozen=True)
 class RoutingSettings:
     """Which path a question takes (`mode`), and the thresholds of the `auto` router (docs/routing.md).
@@ -40,6 +51,7 @@ class RoutingSettings:
     exploratory_to_agentic: bool = True
 
 
+@with_config(_STRICT)
 @dataclass(frozen=True)
 class CacheSettings:
     """The tenant's result cache (docs/cache.md), rendered from its config's `cache:` block.
@@ -92,12 +104,8 @@ class TenantSettings:
 
     @classmethod
     def from_json(cls, text: str) -> TenantSettings:
-        data = json.loads(text)
-        data["retrievers"] = [Retriever(**item) for item in data.get("retrievers", [])]
-        data["routing"] = RoutingSettings(**data.get("routing", {}))
-        if data.get("cache") is not None:
-            data["cache"] = CacheSettings(**data["cache"])
-        return cls(**data)
+        """Raises ValueError (pydantic's ValidationError is one) naming each field that is wrong."""
+        return _settings_adapter().validate_json(text)
 
     @classmethod
     def from_environment(cls) -> TenantSettings:
@@ -108,3 +116,15 @@ class TenantSettings:
 
     def retriever(self, alias: str) -> Retriever | None:
         return next((item for item in self.retrievers if item.alias == alias), None)
+
+    def require_retriever(self, alias: str) -> Retriever:
+        """The retriever of an alias request.py already admitted; a miss is a bug, answered as a 500."""
+        retriever = self.retriever(alias)
+        if retriever is None:
+            raise LookupError(f"knowledge base alias '{alias}' is not one of the tenant's")
+        return retriever
+
+
+@functools.cache
+def _settings_adapter() -> TypeAdapter[TenantSettings]:
+    return TypeAdapter(TenantSettings)  # built once, when the function reads its settings

@@ -13,7 +13,7 @@ attribute values: no resource layer to import on a cold start.
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from typing import Any
 
 from lambdas.endpoint.cache.store import COUNTERS, StoreStats, VersionMark
@@ -26,7 +26,7 @@ BATCH_WRITE_LIMIT = 25  # BatchWriteItem takes at most 25 requests (ledger)
 
 
 class DynamoDbStore:
-    def __init__(self, client: Any, table: str, clock=time.time) -> None:
+    def __init__(self, client: Any, table: str, clock: Callable[[], float] = time.time) -> None:
         """`client`: a boto3 DynamoDB client, or a factory of one (created on first use: no cold-start cost)."""
         self._factory = client if callable(client) and not hasattr(client, "get_item") else (lambda: client)
         self.table = table

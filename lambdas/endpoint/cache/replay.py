@@ -15,6 +15,7 @@ from collections.abc import AsyncIterator, Callable
 from lambdas.endpoint import log_fields as lf
 from lambdas.endpoint import request_metrics as metrics
 from lambdas.endpoint.cache import cache_metrics
+from lambdas.endpoint.cache.entry import CachedEntry
 from lambdas.endpoint.cache.result_cache import Decision
 from lambdas.endpoint.encoding import Encoder
 from lambdas.endpoint.events import DoneEvent, ResultEvent, TraceEvent, event_from_dict
@@ -27,9 +28,16 @@ def _ms(since: float) -> int:
     return int((time.monotonic() - since) * 1000)
 
 
+def _entry_of(decision: Decision) -> CachedEntry:
+    """A hit's entry (a decision is a hit only with one)."""
+    if decision.entry is None:
+        raise ValueError("a cache hit without an entry")
+    return decision.entry
+
+
 def hit_trace(decision: Decision, elapsed_ms: int, now: float) -> TraceEvent:
-    assert decision.entry is not None
-    age = max(0, int(now - decision.entry.created_at))
+    entry = _entry_of(decision)
+    age = max(0, int(now - entry.created_at))
     checked = f"; access re-checked for {decision.acl_checked} documents" if decision.acl_checked else ""
     return TraceEvent(
         step=CACHE_HIT_STEP,
@@ -50,8 +58,7 @@ async def hit_events(
     started: float,
     encoder: Encoder,
 ) -> AsyncIterator[bytes]:
-    entry = decision.entry
-    assert entry is not None
+    entry = _entry_of(decision)
     stop_reason, first_event_ms, results = "client_closed", None, 0
     try:
         trace = hit_trace(decision, _ms(started), time.time())
@@ -67,6 +74,7 @@ async def hit_events(
             DoneEvent(
                 requestId=cid,
                 stopReason=stop_reason,  # type: ignore[arg-type]
+                partial=True if stop_reason != "complete" else None,  # as the original's `done` said
                 iterations=0,
                 durationMs=_ms(started),
                 timeToFirstEventMs=first_event_ms,
@@ -91,8 +99,7 @@ def _finish(
     results: int,
 ) -> None:
     """The hit's `done` log record and its metrics (the request's own and the cache's)."""
-    assert decision.entry is not None
-    entry = decision.entry
+    entry = _entry_of(decision)
     log.info(
         lf.EVENT_DONE,
         **{

@@ -116,7 +116,8 @@ class ResultCache:
 
     def _kb_id(self, alias: str) -> str:
         retriever = self.settings.retriever(alias)
-        assert retriever is not None  # request.py admits only the tenant's aliases
+        if retriever is None:  # request.py admits only the tenant's aliases
+            raise ValueError(f"knowledge base alias {alias!r} is not the tenant's")
         return retriever.knowledge_base_id
 
     def _count(self, decision: Decision) -> None:

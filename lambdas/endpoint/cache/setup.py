@@ -67,7 +67,8 @@ def build_cache(
     runtime_client_factory: Callable[[], Any],
     agent_client_factory: Callable[[], Any] | None = None,
 ) -> ResultCache:
-    assert settings.cache is not None
+    if settings.cache is None:
+        raise ValueError("build_cache needs settings.cache (the tenant's `cache:` block)")
     versions = ContentVersions(
         agent_client_factory or lazy_client("bedrock-agent", AGENT_CLIENT_CONFIG),
         store,

@@ -14,6 +14,7 @@ from __future__ import annotations
 import sqlite3
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Protocol
@@ -70,7 +71,7 @@ CREATE TABLE IF NOT EXISTS counters (
 class SqliteStore:
     """One SQLite file (or `:memory:`); a connection per thread, WAL so readers never wait on a writer."""
 
-    def __init__(self, path: str | Path, clock=time.time) -> None:
+    def __init__(self, path: str | Path, clock: Callable[[], float] = time.time) -> None:
         self.path = str(path)
         self._clock = clock
         self._local = threading.local()
