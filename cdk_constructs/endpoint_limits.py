@@ -12,8 +12,9 @@ import re
 from collections.abc import Mapping
 
 from cdk_constructs.endpoint_settings import tenant_settings
-from cdk_constructs.resource_names import endpoint_function_name
+from cdk_constructs.resource_names import cache_table_name, endpoint_function_name
 from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
+from lambdas.endpoint.cache.setup import TABLE_ENV as CACHE_TABLE_ENV_VAR
 from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
 from lambdas.endpoint.settings import TenantSettings
 from schema import Project
@@ -92,7 +93,10 @@ def _worst_case_variables(project: Project, tenant_name: str) -> dict[str, str]:
     settings = tenant_settings(
         project, tenant_name, knowledge_bases=refs, guardrail=guardrail, retrieval_instruction=instruction
     )
-    return {**ADAPTER_VARIABLES, SETTINGS_ENV_VAR: settings.to_json()}
+    variables = {**ADAPTER_VARIABLES, SETTINGS_ENV_VAR: settings.to_json()}
+    if tenant.cache is not None:  # the result cache's table name (a literal: streaming_endpoint.py)
+        variables[CACHE_TABLE_ENV_VAR] = cache_table_name(project.env_name, tenant_name)
+    return variables
 
 
 def deploy_problems(project: Project) -> list[Problem]:

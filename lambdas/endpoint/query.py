@@ -363,6 +363,35 @@ async def _cache_lookup(service: Service, query: Query, user_id: str | None, log
     return decision
 
 
+def _log_request(log: RequestLog, query: Query, user_id: str | None) -> None:
+    """The accepted request, one record (the question cut at 1,000 characters)."""
+    log.info(
+        lf.EVENT_REQUEST,
+        **{lf.EVENT: lf.EVENT_REQUEST},
+        mode=query.mode,
+        question=query.question[:1000],
+        messages=len(query.messages),
+        knowledge_bases=list(query.knowledge_bases),
+        max_agent_iteration=query.max_agent_iteration,
+        max_results=query.max_results,
+        generate_response=query.generate_response,
+        has_filter=query.filter is not None,
+        user_id=user_id,
+    )
+
+
+def _serve_hit(
+    service: Service, request: Request, decision: Decision, log: RequestLog, cid: str, started: float
+) -> Response:
+    """The same event contract as a run, from the stored entry (cache/replay.py)."""
+    encoder = encoder_for(request.headers.get("accept"))
+    return EventStreamResponse(
+        replay.hit_events(service.settings.tenant, service.write_metrics, decision, log, cid, started, encoder),
+        media_type=encoder.media_type,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Request-Id": cid},
+    )
+
+
 def _rejected(service: Service, log: RequestLog, cid: str, started: float, error: errors.ApiError) -> Response:
     log.info(
         lf.EVENT_ERROR,
@@ -408,27 +437,10 @@ async def handle_query(service: Service, request: Request) -> Response:
         )
     except errors.ApiError as error:
         return _rejected(service, log, cid, started, error)
-    log.info(
-        lf.EVENT_REQUEST,
-        **{lf.EVENT: lf.EVENT_REQUEST},
-        mode=query.mode,
-        question=query.question[:1000],
-        messages=len(query.messages),
-        knowledge_bases=list(query.knowledge_bases),
-        max_agent_iteration=query.max_agent_iteration,
-        max_results=query.max_results,
-        generate_response=query.generate_response,
-        has_filter=query.filter is not None,
-        user_id=user_id,
-    )
+    _log_request(log, query, user_id)
     decision = await _cache_lookup(service, query, user_id, log)
     if decision is not None and decision.outcome == "hit":
-        encoder = encoder_for(request.headers.get("accept"))
-        return EventStreamResponse(
-            replay.hit_events(settings.tenant, service.write_metrics, decision, log, cid, started, encoder),
-            media_type=encoder.media_type,
-            headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Request-Id": cid},
-        )
+        return _serve_hit(service, request, decision, log, cid, started)
     run = QueryRun(service, query, log, cid, started, decision)
     relay = run.start(user_id)
     first = await _first_item(relay, request)

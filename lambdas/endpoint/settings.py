@@ -67,6 +67,7 @@ class CacheSettings:
     acl_knowledge_bases: list[str] = field(default_factory=list)  # aliases re-checked on a hit
 
 
+@with_config(_STRICT)
 @dataclass(frozen=True)
 class TenantSettings:
     tenant: str

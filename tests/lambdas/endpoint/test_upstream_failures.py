@@ -12,7 +12,7 @@ from lambdas.endpoint.events import DoneEvent, ResultEvent, TraceEvent
 from local.emulator import kb_id_for
 from tests.endpoint_server import start_endpoint
 from tests.lambdas.endpoint.conftest import sent_bodies
-from tests.lambdas.endpoint.test_streaming import ask
+from tests.lambdas.endpoint.test_streaming import NORMAL_ENDS, ask
 
 
 def retrieve_paths(emulator) -> list[str]:
@@ -30,7 +30,7 @@ def events_of(url: str, question: str, **options):
 def test_a_connection_closed_before_any_response_byte_is_retried(endpoint, emulator):
     emulator.set_faults(disconnect_before=2)
     response, frames = ask(endpoint)
-    assert response.status_code == 200 and frames[-1].data["stopReason"] == "complete"
+    assert response.status_code == 200 and frames[-1].data["stopReason"] in NORMAL_ENDS
     assert len(sent_bodies(emulator)) == 3
 
 
@@ -107,7 +107,8 @@ def test_a_failed_retrieval_in_agentic_mode_makes_the_answer_partial_too(endpoin
 
 
 def test_a_complete_answer_carries_no_partial_flag(endpoint):
-    _, frames = ask(endpoint)
+    # A question the planner finishes before its iteration cap (one that hits the cap is not complete).
+    _, frames = ask(endpoint, {"question": "How do I rotate an API key without downtime?"})
     done = frames[-1].data
     assert done["stopReason"] == "complete" and "partial" not in done and "failedKnowledgeBases" not in done
 
