@@ -30,6 +30,8 @@ def test_each_knowledge_base_has_one_data_source_ingested_once_at_start(agent, e
 
 
 def test_a_started_job_runs_until_the_control_call_completes_it(agent, emulator):
+    # The emulator is shared by the session: finish any job another test left running first.
+    httpx.post(f"{emulator.url}/_emulator/ingestion/complete", json={"knowledgeBaseId": DOCS})
     job = agent.start_ingestion_job(knowledgeBaseId=DOCS, dataSourceId=DOCS_SOURCE, description="test")["ingestionJob"]
     job_id = job["ingestionJobId"]
     assert job["status"] == "IN_PROGRESS"
