@@ -10,7 +10,18 @@ CDK := npx --no-install cdk
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: setup synth test lint fmt clean deploy diff lock validate local emulator scan checkov-lock
+.PHONY: help setup synth test test-fast lint typecheck fmt clean deploy diff lock validate local emulator scan checkov-lock
+
+# Unit tests only: no synth, no server, no subprocess (tests/conftest.py marks those from what each test uses).
+# Folders whose every test synthesizes are not even collected, so aws_cdk is never imported; bytecode
+# (and pytest's rewritten test modules) is cached under .build/, so a second run skips compiling.
+FAST_TESTS := tests/policies tests/schema tests/lambdas tests/client tests/local \
+	tests/cdk_constructs/test_endpoint_settings.py tests/cdk_constructs/test_resource_names.py
+# What mypy checks: every product package and the CDK entry point (tests/ and bench/ are not product code).
+TYPED := schema stacks cdk_constructs monitoring policies lambdas local client app.py
+
+help:  ## List the targets with what each does
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-13s %s\n", $$1, $$2}'
 
 $(BIN)/.installed: requirements.lock pyproject.toml
 	$(PYTHON) -m venv $(VENV)
@@ -45,6 +56,10 @@ validate: $(BIN)/.installed  ## Check ENV's config without synthesizing
 test: setup  ## Run every test (unit, synth, endpoint, end-to-end against the local emulator)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
+test-fast: $(BIN)/.installed  ## Unit tests only (no synth, no server, no subprocess): seconds, for the edit loop
+	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/.build/pycache \
+		$(BIN)/python -m pytest $(FAST_TESTS) -m "not synth and not server and not slow"
+
 local: $(BIN)/.installed  ## akb local: the emulator + the first tenant's endpoint on 127.0.0.1 (Ctrl-C stops)
 	$(BIN)/akb local --env $(ENV) --config $(CONFIG)
 
@@ -63,11 +78,14 @@ checkov-lock:  ## Re-pin checkov: fresh install of security/requirements-checkov
 	mv security/requirements-checkov.lock.new security/requirements-checkov.lock
 	touch $(CHECKOV_VENV)/.installed
 
-lint: $(BIN)/.installed  ## ruff
+lint: $(BIN)/.installed  ## ruff check (rules in pyproject.toml) and ruff format --check
 	$(BIN)/ruff check .
 	$(BIN)/ruff format --check .
 
-fmt: $(BIN)/.installed
+typecheck: $(BIN)/.installed  ## mypy with the pydantic plugin over the product code (settings in pyproject.toml)
+	$(BIN)/mypy $(TYPED)
+
+fmt: $(BIN)/.installed  ## Apply ruff's fixes and formatting
 	$(BIN)/ruff check --fix .
 	$(BIN)/ruff format .
 
@@ -81,6 +99,6 @@ lock:  ## Re-pin Python dependencies after editing requirements.in or lambdas/re
 	uv pip compile requirements.in -o requirements.lock --python-version 3.11 --python-platform x86_64-manylinux2014 -q
 	uv pip compile lambdas/requirements.in -o lambdas/requirements.lock --python-version 3.14 --python-platform aarch64-manylinux2014 -q
 
-clean:
-	rm -rf cdk.out .build .pytest_cache .ruff_cache $(CHECKOV_VENV)
+clean:  ## Remove build output and caches
+	rm -rf cdk.out .build .pytest_cache .ruff_cache .mypy_cache $(CHECKOV_VENV)
 	find . -name __pycache__ -type d -prune -not -path './.venv/*' -not -path './node_modules/*' -exec rm -rf {} +

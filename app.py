@@ -9,6 +9,7 @@ import sys
 
 import aws_cdk as cdk
 
+from cdk_constructs.endpoint_limits import deploy_problems
 from schema import ConfigError, load_project
 from stacks.app_builder import build_app
 
@@ -19,6 +20,9 @@ def main() -> None:
     config_dir = app.node.try_get_context("config") or "config"
     try:
         project = load_project(config_dir, env_name)
+        problems = deploy_problems(project)  # the same checks as `akb validate`, before any construct
+        if problems:
+            raise ConfigError(problems)
     except ConfigError as error:
         print(error, file=sys.stderr)
         sys.exit(1)

@@ -106,11 +106,12 @@ def sync_schedule(schedule: SyncSchedule | None) -> bedrock.CfnDataSource.SyncSc
         return bedrock.CfnDataSource.SyncScheduleProperty(
             weekly=bedrock.CfnDataSource.WeeklyScheduleProperty(day_of_week=str(schedule.day).upper())
         )
-    day = (
-        bedrock.CfnDataSource.DayOfMonthProperty(last_day_of_month={})
-        if schedule.day == "last"
-        else bedrock.CfnDataSource.DayOfMonthProperty(day_number=int(schedule.day))
-    )
+    if schedule.day == "last":
+        day = bedrock.CfnDataSource.DayOfMonthProperty(last_day_of_month={})
+    elif isinstance(schedule.day, int):
+        day = bedrock.CfnDataSource.DayOfMonthProperty(day_number=schedule.day)
+    else:  # the schema allows 1-28 or 'last' for monthly; anything else is a bug upstream of here
+        raise DataSourceConfigError(f"monthly sync needs day 1-28 or 'last', not {schedule.day!r}")
     return bedrock.CfnDataSource.SyncScheduleProperty(
         monthly=bedrock.CfnDataSource.MonthlyScheduleProperty(day_of_month=day)
     )

@@ -7,7 +7,6 @@ server access logs to a separate (also versioned) log bucket. https://docs.aws.a
 from __future__ import annotations
 
 from aws_cdk import Duration, RemovalPolicy
-from aws_cdk import aws_iam as iam
 from aws_cdk import aws_s3 as s3
 from constructs import Construct
 
@@ -84,7 +83,3 @@ class DocumentBucket(Construct):
     @property
     def bucket_arn(self) -> str:
         return self.bucket.bucket_arn
-
-    def grant_upload(self, grantee: iam.IGrantable, prefix: str = "") -> iam.Grant:
-        """`s3:PutObject` under `prefix` (what `akb ingest` needs), nothing else."""
-        return self.bucket.grant_put(grantee, f"{prefix}*")

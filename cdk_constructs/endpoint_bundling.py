@@ -27,9 +27,10 @@ PACKAGE_DIR = "lambdas"
 PACKAGE_FILES = ("*.py", "run.sh")
 # botocore ships models for ~450 services (about half the package); the endpoint calls one. Only
 # these keep their models (tests/cdk_constructs/test_endpoint_bundling.py checks every boto3 client the code creates).
-KEEP_BOTOCORE_SERVICES = ("bedrock-agent-runtime", "sts")
+# bedrock-agent (ingestion jobs) and dynamodb (the table) serve the result cache (lambdas/endpoint/cache/).
+KEEP_BOTOCORE_SERVICES = ("bedrock-agent-runtime", "bedrock-agent", "dynamodb", "sts")
 # Bump when the bundle's layout changes, so cached assets are rebuilt.
-BUNDLER_VERSION = "1"
+BUNDLER_VERSION = "2"
 
 
 @dataclass(frozen=True)
@@ -87,7 +88,7 @@ class PipBundling:
             *(str(path.relative_to(self.repo_root)).encode() + b"\0" + path.read_bytes() for path in sources),
         )
 
-    def try_bundle(self, output_dir: str, *_options, **_keyword_options) -> bool:
+    def try_bundle(self, output_dir: str, *_options: object, **_keyword_options: object) -> bool:
         # jsii passes the BundlingOptions struct positionally or as keywords depending on version; unused.
         out = Path(output_dir)
         shutil.copytree(self.dependencies(), out, dirs_exist_ok=True, symlinks=True)

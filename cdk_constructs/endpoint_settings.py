@@ -9,8 +9,8 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
-from lambdas.endpoint.settings import Retriever, RoutingSettings, TenantSettings
-from schema import Project
+from lambdas.endpoint.settings import CacheSettings, Retriever, RoutingSettings, TenantSettings
+from schema import Project, Tenant
 
 
 def tenant_settings(
@@ -49,4 +49,21 @@ def tenant_settings(
         agentic_price_per_1000_usd=environment.pricing.agentic_per_1000_usd,
         retrieve_price_per_1000_usd=environment.pricing.retrieve_per_1000_usd,
         routing=RoutingSettings(**tenant.routing.model_dump()),  # same field names (docs/routing.md)
+        cache=cache_settings(tenant),
+    )
+
+
+def cache_settings(tenant: Tenant) -> CacheSettings | None:
+    """The endpoint's view of the tenant's `cache:` block (None: off)."""
+    cache = tenant.cache
+    if cache is None or not cache.enabled:
+        return None
+    aliases = [kb.alias for kb in tenant.knowledge_bases]
+    acl = cache.acl_recheck
+    return CacheSettings(
+        ttl_seconds=cache.ttl_seconds,
+        max_entry_bytes=cache.max_entry_kb * 1000,
+        modes=list(cache.modes),
+        version_refresh_seconds=cache.version_refresh_seconds,
+        acl_knowledge_bases=aliases if acl == "all" else [] if acl == "none" else list(acl),
     )

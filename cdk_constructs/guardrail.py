@@ -14,7 +14,6 @@ from typing import Any
 
 from aws_cdk import RemovalPolicy
 from aws_cdk import aws_bedrock as bedrock
-from aws_cdk import aws_iam as iam
 from constructs import Construct
 
 from cdk_constructs.resource_refs import GuardrailRef
@@ -39,33 +38,49 @@ def guardrail_properties(config: GuardrailConfig, *, name: str) -> dict[str, Any
         "BlockedInputMessaging": config.blocked_message,
         "BlockedOutputsMessaging": config.blocked_message,
     }
-    if config.content_filters:
-        properties["ContentPolicyConfig"] = {
-            "FiltersConfig": [
-                {
-                    "Type": f.type,
-                    "InputStrength": f.input_strength,
-                    "OutputStrength": f.output_strength,
-                    "InputAction": f.input_action,
-                    "OutputAction": f.output_action,
-                }
-                for f in config.content_filters
-            ]
+    policies = {
+        "ContentPolicyConfig": _content_policy(config),
+        "TopicPolicyConfig": _topic_policy(config),
+        "WordPolicyConfig": _word_policy(config),
+        "SensitiveInformationPolicyConfig": _sensitive_information_policy(config),
+        "ContextualGroundingPolicyConfig": _contextual_grounding_policy(config),
+    }
+    properties.update({key: policy for key, policy in policies.items() if policy})
+    if config.kms_key_arn:
+        properties["KmsKeyArn"] = config.kms_key_arn
+    return properties
+
+
+def _content_policy(config: GuardrailConfig) -> dict[str, Any]:
+    filters = [
+        {
+            "Type": f.type,
+            "InputStrength": f.input_strength,
+            "OutputStrength": f.output_strength,
+            "InputAction": f.input_action,
+            "OutputAction": f.output_action,
         }
-    if config.denied_topics:
-        properties["TopicPolicyConfig"] = {
-            "TopicsConfig": [
-                {
-                    "Name": t.name,
-                    "Definition": t.definition,
-                    "Type": "DENY",
-                    **({"Examples": list(t.examples)} if t.examples else {}),
-                    "InputAction": t.input_action,
-                    "OutputAction": t.output_action,
-                }
-                for t in config.denied_topics
-            ]
+        for f in config.content_filters
+    ]
+    return {"FiltersConfig": filters} if filters else {}
+
+
+def _topic_policy(config: GuardrailConfig) -> dict[str, Any]:
+    topics = [
+        {
+            "Name": t.name,
+            "Definition": t.definition,
+            "Type": "DENY",
+            **({"Examples": list(t.examples)} if t.examples else {}),
+            "InputAction": t.input_action,
+            "OutputAction": t.output_action,
         }
+        for t in config.denied_topics
+    ]
+    return {"TopicsConfig": topics} if topics else {}
+
+
+def _word_policy(config: GuardrailConfig) -> dict[str, Any]:
     words: dict[str, Any] = {}
     if config.words:
         words["WordsConfig"] = [{"Text": w, "InputAction": "BLOCK", "OutputAction": "BLOCK"} for w in config.words]
@@ -73,8 +88,10 @@ def guardrail_properties(config: GuardrailConfig, *, name: str) -> dict[str, Any
         words["ManagedWordListsConfig"] = [
             {"Type": w, "InputAction": "BLOCK", "OutputAction": "BLOCK"} for w in config.managed_word_lists
         ]
-    if words:
-        properties["WordPolicyConfig"] = words
+    return words
+
+
+def _sensitive_information_policy(config: GuardrailConfig) -> dict[str, Any]:
     sensitive: dict[str, Any] = {}
     if config.pii_entities:
         sensitive["PiiEntitiesConfig"] = [
@@ -93,17 +110,12 @@ def guardrail_properties(config: GuardrailConfig, *, name: str) -> dict[str, Any
             }
             for r in config.regexes
         ]
-    if sensitive:
-        properties["SensitiveInformationPolicyConfig"] = sensitive
-    if config.contextual_grounding:
-        properties["ContextualGroundingPolicyConfig"] = {
-            "FiltersConfig": [
-                {"Type": g.type, "Threshold": g.threshold, "Action": g.action} for g in config.contextual_grounding
-            ]
-        }
-    if config.kms_key_arn:
-        properties["KmsKeyArn"] = config.kms_key_arn
-    return properties
+    return sensitive
+
+
+def _contextual_grounding_policy(config: GuardrailConfig) -> dict[str, Any]:
+    filters = [{"Type": g.type, "Threshold": g.threshold, "Action": g.action} for g in config.contextual_grounding]
+    return {"FiltersConfig": filters} if filters else {}
 
 
 def properties_hash(properties: dict[str, Any]) -> str:
@@ -206,14 +218,6 @@ class Guardrail(Construct):
     def ref(self) -> GuardrailRef:
         return GuardrailRef(
             guardrail_id=self.guardrail_id, guardrail_arn=self.guardrail_arn, guardrail_version=self.guardrail_version
-        )
-
-    def grant_apply(self, grantee: iam.IGrantable) -> iam.Grant:
-        """What a caller passing this guardrail to AgenticRetrieveStream needs (docs/facts-and-decisions.md, IAM)."""
-        return iam.Grant.add_to_principal(
-            grantee=grantee,
-            actions=["bedrock:GetGuardrail", "bedrock:ApplyGuardrail"],
-            resource_arns=[self.guardrail_arn],
         )
 
 

@@ -6,11 +6,8 @@ is no StorageConfiguration. https://docs.aws.amazon.com/bedrock/latest/userguide
 
 from __future__ import annotations
 
-from typing import Literal
-
 import aws_cdk as cdk
 from aws_cdk import aws_bedrock as bedrock
-from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from constructs import Construct
 
@@ -21,19 +18,16 @@ from cdk_constructs.resource_names import bounded_name
 from cdk_constructs.resource_refs import KnowledgeBaseRef
 from policies.knowledge_base_role import (
     BEDROCK_SERVICE,
-    KNOWLEDGE_BASE_METRIC_NAMESPACE,
     KnowledgeBaseRoleInputs,
+    inputs_for,
     knowledge_base_role_policy,
     trust_conditions,
 )
 from schema.knowledge import KnowledgeBase as KnowledgeBaseConfig
-from schema.knowledge import S3Source
+from schema.knowledge import S3Source, Source
 
 # AWS::Bedrock::KnowledgeBase Description: 1-200 characters.
 MAX_DESCRIPTION = 200
-# The only operation whose knowledge-base metrics carry a KnowledgeBaseId dimension
-# (docs/facts-and-decisions.md, CloudWatch).
-Operation = Literal["Retrieve"]
 
 
 class KnowledgeBase(Construct):
@@ -77,16 +71,12 @@ class KnowledgeBase(Construct):
             ),
             description=f"Knowledge base {name}: reads its own sources only",
         )
-        config = self.config
-        role_inputs = KnowledgeBaseRoleInputs(
+        role_inputs = inputs_for(
+            self.config,
             partition=stack.partition,
             region=stack.region,
             account=stack.account,
-            bucket_arns=config.bucket_arns(documents.bucket_arn if documents else ""),
-            certificate_object_arns=config.certificate_object_arns(stack.partition),
-            secret_arns=config.secret_arns(),
-            kms_key_arns=[config.kms_key_arn] if config.kms_key_arn else [],
-            embedding_model_arn=config.embedding.model_arn,
+            documents_bucket_arn=documents.bucket_arn if documents else "",
         )
         self.role_policy = iam.Policy(
             self,
@@ -121,7 +111,10 @@ class KnowledgeBase(Construct):
             ),
         )
         # Creation fails if the role cannot yet read the sources: the policy must exist first.
-        self.resource.add_resource_dependency(self.role_policy.node.default_child)
+        policy_resource = self.role_policy.node.default_child
+        if not isinstance(policy_resource, cdk.CfnResource):
+            raise TypeError(f"{self.node.path}: the role policy has no CloudFormation resource to depend on")
+        self.resource.add_resource_dependency(policy_resource)
         self.resource.apply_removal_policy(removal_policy)
 
     def _build_data_sources(
@@ -191,54 +184,13 @@ class KnowledgeBase(Construct):
             knowledge_base_arn=self.knowledge_base_arn,
         )
 
-    # --- grants ------------------------------------------------------------------------------
 
-    def grant_retrieve(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Retrieve from this knowledge base, and read whole documents (FullDocumentExpansion).
-
-        GetDocumentContent needs both actions on the knowledge base resource
-        (https://docs.aws.amazon.com/bedrock/latest/userguide/kb-test-get-document-content.html).
-        """
-        return iam.Grant.add_to_principal(
-            grantee=grantee,
-            actions=["bedrock:Retrieve", "bedrock:GetDocumentContent"],
-            resource_arns=[self.knowledge_base_arn],
-        )
-
-    # --- metrics -----------------------------------------------------------------------------
-
-    def metric(self, metric_name: str, *, operation: Operation = "Retrieve", **props) -> cloudwatch.Metric:
-        """A metric of this knowledge base in `AWS/Bedrock/KnowledgeBases`.
-
-        Only Retrieve metrics carry the KnowledgeBaseId dimension; AgenticRetrieveStream metrics
-        are per account and region (docs.aws.amazon.com/bedrock/latest/userguide/kb-managed-observability.html).
-        """
-        props.setdefault("statistic", "Sum")
-        return cloudwatch.Metric(
-            namespace=KNOWLEDGE_BASE_METRIC_NAMESPACE,
-            metric_name=metric_name,
-            dimensions_map={"Operation": operation, "KnowledgeBaseId": f"knowledge-base/{self.knowledge_base_id}"},
-            **props,
-        )
-
-    def metric_invocations(self, **props) -> cloudwatch.Metric:
-        return self.metric("Invocations", **props)
-
-    def metric_client_errors(self, **props) -> cloudwatch.Metric:
-        return self.metric("ClientErrors", **props)
-
-    def metric_server_errors(self, **props) -> cloudwatch.Metric:
-        return self.metric("ServerErrors", **props)
-
-    def metric_throttles(self, **props) -> cloudwatch.Metric:
-        """429s; not counted as errors by the service."""
-        return self.metric("Throttles", **props)
-
-
-def _bucket_name(source, documents: DocumentBucket | None) -> str | None:
+def _bucket_name(source: Source, documents: DocumentBucket | None) -> str | None:
     if not isinstance(source, S3Source):
         return None
-    return source.bucket_arn.split(":::", 1)[1] if source.bucket_arn else documents.bucket_name
+    if source.bucket_arn:
+        return source.bucket_arn.split(":::", 1)[1]
+    return documents.bucket_name if documents else None
 
 
 def _truncate(text: str, limit: int) -> str:

@@ -37,7 +37,7 @@ def publish_knowledge(
         for index, source in enumerate(kb.data_sources):
             what = f"data source {index} ({source.source.type}) of {alias}"
             put(naming.data_source_key(alias, index, "id"), source.data_source_id, f"Id of {what}")
-            if source.bucket_name:
+            if source.bucket_name and source.prefix is not None:  # an s3 source: both are set
                 put(naming.data_source_key(alias, index, "bucket"), source.bucket_name, f"Bucket of {what}")
                 put(naming.data_source_key(alias, index, "prefix"), source.prefix, f"Key prefix of {what}")
     if guardrail:

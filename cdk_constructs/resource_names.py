@@ -44,6 +44,11 @@ def invoke_policy_name(env_name: str, tenant: str) -> str:
     return f"{resource_prefix(env_name, tenant)}-invoke"
 
 
+def cache_table_name(env_name: str, tenant: str) -> str:
+    """The tenant's result-cache table (DynamoDB table names: 3-255 of [a-zA-Z0-9_.-]); `akb cache` derives it too."""
+    return f"{resource_prefix(env_name, tenant)}-cache"
+
+
 def bounded_name(name: str, max_length: int) -> str:
     """`name` if it fits, else its head plus a short hash (stable, still unique per input).
 

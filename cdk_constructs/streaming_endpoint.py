@@ -10,17 +10,27 @@ roles that attach the tenant's invoke policy. https://docs.aws.amazon.com/lambda
 from __future__ import annotations
 
 import hashlib
-import re
 from collections.abc import Mapping, Sequence
 
 import aws_cdk as cdk
-from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.endpoint_bundling import endpoint_code
+from cdk_constructs.endpoint_limits import (
+    ADAPTER_VARIABLES,
+    ENVIRONMENT_LIMIT_BYTES,
+    GUARDRAIL_ID_LENGTH,
+    INSTRUCTION_ID_LENGTH,
+    KB_ID_LENGTH,
+    VERSION_LENGTH,
+    environment_size_message,
+    function_name_message,
+    worst_case_size,
+)
 from cdk_constructs.endpoint_settings import tenant_settings
 from cdk_constructs.nag_checks import acknowledge_wildcards
 from cdk_constructs.resource_names import (
@@ -31,9 +41,8 @@ from cdk_constructs.resource_names import (
 )
 from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from cdk_constructs.stack_outputs import publish
-from lambdas.endpoint import metric_names
+from lambdas.endpoint.cache.setup import TABLE_ENV as CACHE_TABLE_ENV_VAR
 from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
-from lambdas.endpoint.settings import TenantSettings
 from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
 from policies.invoker import invoker_policy, url_permissions
 from schema import Project
@@ -42,20 +51,8 @@ from schema import Project
 RUNTIME = lambda_.Runtime.PYTHON_3_14
 ARCHITECTURE = lambda_.Architecture.ARM_64
 HANDLER = "lambdas/run.sh"  # executed by the adapter's /opt/bootstrap; it execs uvicorn
-ADAPTER_PORT = "8080"
-READINESS_PATH = "/healthz"
-# Lambda: "The total size of all environment variables doesn't exceed 4 KB."
-# https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html
-ENVIRONMENT_LIMIT_BYTES = 4096
-# Longest value a deploy-time token can resolve to, for the synth-time size check.
-KB_ID_LENGTH = 10
-GUARDRAIL_ID_LENGTH = 12
-VERSION_LENGTH = 5
-INSTRUCTION_ID_LENGTH = 12
-OTHER_TOKEN_LENGTH = 100  # an ARN
-_TOKEN = re.compile(r"\$\{Token\[[^\]]+\]\}")
-# Lambda function names: 64 characters (https://docs.aws.amazon.com/lambda/latest/api/API_CreateFunction.html).
-FUNCTION_NAME_LIMIT = 64
+# The environment size, function name and adapter variables: endpoint_limits.py (CDK-free, so
+# `akb validate` checks the same limits before any synth).
 
 
 class StreamingEndpoint(Construct):
@@ -69,6 +66,8 @@ class StreamingEndpoint(Construct):
     - log_group: where the function logs (created by the stack with the environment's retention).
     - guardrail: optional; when given, its id/version go to the service and the role may apply it.
     - retrieval_instruction: optional; its id/version go to the service.
+    - cache_table: optional; the result cache's table (its name goes to the service, the role may
+      use the tenant's items of it: policies/cache_table.py).
     """
 
     def __init__(
@@ -82,15 +81,13 @@ class StreamingEndpoint(Construct):
         log_group: logs.ILogGroup,
         guardrail: GuardrailRef | None = None,
         retrieval_instruction: RetrievalInstructionRef | None = None,
+        cache_table: CacheTable | None = None,
     ):
         super().__init__(scope, construct_id)
         if not knowledge_bases:
             raise ValueError(f"{self.node.path}: pass at least one knowledge base (the tenant's)")
-        stack = cdk.Stack.of(self)
-        environment = project.environment
-        tenant = project.tenants[tenant_name]
         self.tenant_name = tenant_name
-
+        self.cache_table = cache_table
         self.settings = tenant_settings(
             project,
             tenant_name,
@@ -98,120 +95,121 @@ class StreamingEndpoint(Construct):
             guardrail=guardrail,
             retrieval_instruction=retrieval_instruction,
         )
+        environment_variables = self._environment_variables(
+            token_lengths(knowledge_bases, guardrail, retrieval_instruction)
+        )
+        self.role = self._build_role(project, knowledge_bases, log_group, guardrail)
+        self.function = self._build_function(project, log_group, environment_variables)
+        # AWS_IAM, always: there is no setting for NONE (a public URL) anywhere in this project.
+        self.function_url = self.function.add_function_url(
+            auth_type=lambda_.FunctionUrlAuthType.AWS_IAM, invoke_mode=lambda_.InvokeMode.RESPONSE_STREAM
+        )
+        for invoker in project.tenants[tenant_name].invokers:
+            self._permit(invoker.arn)
+        self.invoke_policy = self._build_invoke_policy(project)
+        self._build_outputs(project)
+
+    def _environment_variables(self, lengths: Mapping[str, int]) -> dict[str, str]:
+        """The adapter's settings and the tenant's, checked against Lambda's 4 KB at their worst case."""
         environment_variables = {
-            # The adapter starts run.sh and proxies invocations to it; response_stream is the only mode
-            # that streams (any other value silently buffers the whole answer).
-            "AWS_LAMBDA_EXEC_WRAPPER": "/opt/bootstrap",
-            "AWS_LWA_INVOKE_MODE": "response_stream",
-            "AWS_LWA_PORT": ADAPTER_PORT,
-            "AWS_LWA_READINESS_CHECK_PATH": READINESS_PATH,
+            **ADAPTER_VARIABLES,
             # Tokens inside the JSON (knowledge base ids, guardrail version) become an Fn::Join.
             SETTINGS_ENV_VAR: self.settings.to_json(),
         }
-        check_environment_size(
-            environment_variables,
-            token_lengths(knowledge_bases, guardrail, retrieval_instruction),
-            where=f"{self.node.path} (tenant {tenant_name})",
-        )
+        if self.cache_table is not None:
+            environment_variables[CACHE_TABLE_ENV_VAR] = self.cache_table.physical_name
+        check_environment_size(environment_variables, lengths, where=f"{self.node.path} (tenant {self.tenant_name})")
+        return environment_variables
 
-        log_group_arn = stack.format_arn(
+    def _build_role(
+        self,
+        project: Project,
+        knowledge_bases: Sequence[KnowledgeBaseRef],
+        log_group: logs.ILogGroup,
+        guardrail: GuardrailRef | None,
+    ) -> iam.Role:
+        """Our own role with only our document (policies/endpoint_role.py): no AWSLambdaBasicExecutionRole,
+        no CDK-added grants."""
+        log_group_arn = cdk.Stack.of(self).format_arn(
             service="logs",
             resource="log-group",
             resource_name=log_group.log_group_name,
             arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
         )
-        # Our own role with only our document: no AWSLambdaBasicExecutionRole, no CDK-added grants.
         role_policy = endpoint_role_policy(
             inputs_for(
-                environment,
-                tenant,
+                project.environment,
+                project.tenants[self.tenant_name],
                 knowledge_base_arns=[kb.knowledge_base_arn for kb in knowledge_bases],
                 log_group_arn=log_group_arn,
                 guardrail_arn=guardrail.guardrail_arn if guardrail else None,
+                cache_table_arn=self.cache_table.table_arn if self.cache_table is not None else None,
+                tenant_name=self.tenant_name,
             )
         )
-        self.role = iam.Role(
+        role = iam.Role(
             self,
             "Role",
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-            description=f"Endpoint of tenant {tenant_name} ({project.env_name}): its own knowledge bases only",
+            description=f"Endpoint of tenant {self.tenant_name} ({project.env_name}): its own knowledge bases only",
             inline_policies={"endpoint": iam.PolicyDocument.from_json(role_policy)},
         )
-        acknowledge_wildcards(self.role, role_policy, WILDCARD_REASONS)
+        acknowledge_wildcards(role, role_policy, WILDCARD_REASONS)
+        return role
 
-        function_name = endpoint_function_name(project.env_name, tenant_name)
-        if len(function_name) > FUNCTION_NAME_LIMIT:
-            raise ValueError(
-                f"{self.node.path}: function name '{function_name}' has {len(function_name)} characters; "
-                f"Lambda allows {FUNCTION_NAME_LIMIT}: shorten the environment or tenant name"
-            )
-        settings = environment.endpoint
-        self.function = lambda_.Function(
+    def _build_function(
+        self, project: Project, log_group: logs.ILogGroup, environment_variables: Mapping[str, str]
+    ) -> lambda_.Function:
+        function_name = endpoint_function_name(project.env_name, self.tenant_name)
+        name_problem = function_name_message(function_name)
+        if name_problem:
+            raise ValueError(f"{self.node.path}: {name_problem}")
+        settings = project.environment.endpoint
+        adapter_arn = web_adapter_layer_arn(cdk.Stack.of(self), settings.web_adapter_layer_version)
+        # A synchronous streaming request has no asynchronous retry to catch: a DLQ would stay empty.
+        # Tracing is off: the request trace is in the logs (every planner step), X-Ray would add `*`.
+        return lambda_.Function(
             self,
             "Function",
             function_name=function_name,
-            description=f"Agentic retrieval endpoint, tenant {tenant_name} ({project.env_name})",
+            description=f"Agentic retrieval endpoint, tenant {self.tenant_name} ({project.env_name})",
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler=HANDLER,
             code=endpoint_code(RUNTIME),
             memory_size=settings.memory_mb,
             timeout=cdk.Duration.seconds(settings.timeout_seconds),
-            reserved_concurrent_executions=tenant.reserved_concurrency,
+            reserved_concurrent_executions=project.tenants[self.tenant_name].reserved_concurrency,
             role=self.role,
             log_group=log_group,
-            layers=[
-                lambda_.LayerVersion.from_layer_version_arn(
-                    self, "WebAdapter", web_adapter_layer_arn(stack, settings.web_adapter_layer_version)
-                )
-            ],
-            environment=environment_variables,
+            layers=[lambda_.LayerVersion.from_layer_version_arn(self, "WebAdapter", adapter_arn)],
+            environment=dict(environment_variables),
             # No VPC: function URLs of functions in a VPC do not stream (facts-and-decisions, Lambda). The endpoint
             # reaches only Bedrock, CloudWatch and its log group, all over AWS's public endpoints.
         )
-        # A synchronous streaming request has no asynchronous retry to catch: a DLQ would stay empty.
-        # Tracing is off: the request trace is in the logs (every planner step), X-Ray would add `*`.
 
-        # AWS_IAM, always: there is no setting for NONE (a public URL) anywhere in this project.
-        self.function_url = self.function.add_function_url(
-            auth_type=lambda_.FunctionUrlAuthType.AWS_IAM, invoke_mode=lambda_.InvokeMode.RESPONSE_STREAM
-        )
-        for invoker in tenant.invokers:
-            self._permit(invoker.arn)
-
-        # Same-account roles attach this instead of copying statements (policies/invoker.py).
-        self.invoke_policy = iam.ManagedPolicy(
+    def _build_invoke_policy(self, project: Project) -> iam.ManagedPolicy:
+        """Same-account roles attach this instead of copying statements (policies/invoker.py)."""
+        return iam.ManagedPolicy(
             self,
             "InvokePolicy",
-            managed_policy_name=invoke_policy_name(project.env_name, tenant_name),
-            description=f"Call the agentic retrieval endpoint of tenant {tenant_name} ({project.env_name})",
+            managed_policy_name=invoke_policy_name(project.env_name, self.tenant_name),
+            description=f"Call the agentic retrieval endpoint of tenant {self.tenant_name} ({project.env_name})",
             document=iam.PolicyDocument.from_json(invoker_policy(self.function.function_arn)),
         )
 
-        publish(
-            stack,
-            project.env_name,
-            tenant_name,
-            "endpoint/url",
-            self.function_url.url,
-            "Streaming endpoint URL (IAM-signed requests only)",
-        )
-        publish(
-            stack,
-            project.env_name,
-            tenant_name,
-            "endpoint/function-name",
-            self.function.function_name,
-            "Endpoint function name (logs, metrics)",
-        )
-        publish(
-            stack,
-            project.env_name,
-            tenant_name,
-            "endpoint/invoke-policy-arn",
-            self.invoke_policy.managed_policy_arn,
-            "Managed policy a calling role attaches",
-        )
+    def _build_outputs(self, project: Project) -> None:
+        stack = cdk.Stack.of(self)
+        for path, value, description in (
+            ("endpoint/url", self.function_url.url, "Streaming endpoint URL (IAM-signed requests only)"),
+            ("endpoint/function-name", self.function.function_name, "Endpoint function name (logs, metrics)"),
+            (
+                "endpoint/invoke-policy-arn",
+                self.invoke_policy.managed_policy_arn,
+                "Managed policy a calling role attaches",
+            ),
+        ):
+            publish(stack, project.env_name, self.tenant_name, path, value, description)
 
     def _permit(self, principal_arn: str) -> None:
         """Both resource-based permissions a caller (any account) needs for an AWS_IAM URL since 2025-10."""
@@ -226,31 +224,6 @@ class StreamingEndpoint(Construct):
                 else None,
                 invoked_via_function_url=permission.invoked_via_function_url,
             )
-
-    def grant_invoke(self, grantee: iam.IGrantable) -> iam.Grant:
-        """Lets `grantee` call the URL: InvokeFunctionUrl (AWS_IAM) and InvokeFunction via the URL."""
-        return self.function.grant_invoke_url(grantee)
-
-    def metric_throttles(self, **props) -> cloudwatch.Metric:
-        return self.function.metric_throttles(**props)
-
-    def metric_errors(self, **props) -> cloudwatch.Metric:
-        return self.function.metric_errors(**props)
-
-    def metric_invocations(self, **props) -> cloudwatch.Metric:
-        return self.function.metric_invocations(**props)
-
-    def metric_duration(self, **props) -> cloudwatch.Metric:
-        return self.function.metric_duration(**props)
-
-    def metric(self, metric_name: str, **props) -> cloudwatch.Metric:
-        """One of the service's own metrics (lambdas/endpoint/metric_names.py) for this tenant."""
-        return cloudwatch.Metric(
-            namespace=metric_names.NAMESPACE,
-            metric_name=metric_name,
-            dimensions_map={metric_names.TENANT_DIMENSION: self.tenant_name},
-            **props,
-        )
 
 
 def web_adapter_layer_arn(stack: cdk.Stack, version: int) -> str:
@@ -281,24 +254,7 @@ def token_lengths(
     return {token: length for token, length in lengths.items() if cdk.Token.is_unresolved(token)}
 
 
-def worst_case_size(variables: Mapping[str, str], lengths: Mapping[str, int]) -> int:
-    """Bytes of keys + values once every token is replaced by the longest value it can resolve to."""
-
-    def resolved(value: str) -> str:
-        return _TOKEN.sub(lambda match: "x" * lengths.get(match.group(0), OTHER_TOKEN_LENGTH), value)
-
-    return sum(len(key.encode()) + len(resolved(value).encode()) for key, value in variables.items())
-
-
 def check_environment_size(variables: Mapping[str, str], lengths: Mapping[str, int], *, where: str) -> None:
     size = worst_case_size(variables, lengths)
-    if size <= ENVIRONMENT_LIMIT_BYTES:
-        return
-    settings = TenantSettings.from_json(variables[SETTINGS_ENV_VAR])
-    descriptions = sum(len(retriever.description) for retriever in settings.retrievers)
-    callers = sum(len(arn) for arn in settings.trusted_callers)
-    raise ValueError(
-        f"{where}: the function's environment can reach {size} bytes; Lambda allows "
-        f"{ENVIRONMENT_LIMIT_BYTES} in total. Shorten the knowledge base descriptions ({descriptions} "
-        f"characters now) or list fewer trusted invokers ({callers} characters of ARNs)."
-    )
+    if size > ENVIRONMENT_LIMIT_BYTES:
+        raise ValueError(f"{where}: {environment_size_message(variables, size)}")

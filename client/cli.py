@@ -13,6 +13,7 @@ COMMANDS: dict[str, str] = {
     "ingest": "client.commands.ingest",
     "policy": "client.commands.policy",
     "validate": "client.commands.validate",
+    "cache": "client.commands.cache",
     "doctor": "client.commands.doctor",
     "emulator": "client.commands.emulator",
     "local": "client.commands.local",

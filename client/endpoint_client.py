@@ -247,7 +247,8 @@ class Client:
                 errors.append(event)
             elif isinstance(event, DoneEvent):
                 done = event
-        assert done is not None  # query() raises StreamError when the stream ends without done
+        if done is None:  # query() raises this already; never return an answer the stream did not finish
+            raise StreamError("stream_interrupted", "the stream ended before its done event", True)
         if errors:
             first = errors[0]
             raise StreamError(first.code, first.message, first.retryable, done)
@@ -269,7 +270,8 @@ class Client:
             return headers
         credentials = self._credentials if self._credentials is not None else sigv4.default_credentials()
         self._credentials = credentials
-        assert self.region is not None
+        if self.region is None:  # __init__ refuses a signed client without one
+            raise sigv4.SigningError(f"no region to sign for {self.url}: pass region=")
         return sigv4.sign("POST", self.url + QUERY_PATH, headers, body, sigv4.frozen(credentials), self.region)
 
     def _events(self, response: httpx.Response, fmt: StreamFormat, started: float) -> Iterator[Event]:
@@ -332,8 +334,8 @@ def _http_error(response: httpx.Response) -> EndpointHTTPError:
         if isinstance(error, dict):
             code = str(error.get("code") or code)
             message = str(error.get("message") or message)
-        elif isinstance(body.get("Message") or body.get("message"), str):
-            message = body.get("Message") or body.get("message")
+        elif isinstance(front_end := body.get("Message") or body.get("message"), str):
+            message = front_end
     return EndpointHTTPError(response.status_code, code, message, _retry_after(response.headers.get("retry-after")))
 
 

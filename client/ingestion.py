@@ -172,7 +172,7 @@ def _unreadable(path: Path) -> str | None:
     return None
 
 
-def read_deployed(ssm, target: Target) -> Deployed:
+def read_deployed(ssm: Any, target: Target) -> Deployed:
     names = target.parameters
     response = ssm.get_parameters(Names=list(names.values()))
     values = {p["Name"]: p["Value"] for p in response.get("Parameters", [])}
@@ -191,7 +191,7 @@ def read_deployed(ssm, target: Target) -> Deployed:
     return deployed
 
 
-def upload_files(s3, deployed: Deployed, uploads: list[Upload], on_upload: Callable[[Upload], None]) -> None:
+def upload_files(s3: Any, deployed: Deployed, uploads: list[Upload], on_upload: Callable[[Upload], None]) -> None:
     """One PutObject per file: knowledge-base documents are at most 50 MB, far below its 5 GB limit."""
     for upload in uploads:
         content_type = mimetypes.guess_type(upload.path.name)[0] or "application/octet-stream"
@@ -200,7 +200,7 @@ def upload_files(s3, deployed: Deployed, uploads: list[Upload], on_upload: Calla
         on_upload(upload)
 
 
-def start_job(agent, deployed: Deployed, description: str) -> str:
+def start_job(agent: Any, deployed: Deployed, description: str) -> str:
     response = agent.start_ingestion_job(
         knowledgeBaseId=deployed.knowledge_base_id,
         dataSourceId=deployed.data_source_id,
@@ -211,7 +211,7 @@ def start_job(agent, deployed: Deployed, description: str) -> str:
 
 
 def follow_job(
-    agent,
+    agent: Any,
     deployed: Deployed,
     job_id: str,
     *,
@@ -239,7 +239,7 @@ def follow_job(
     return result
 
 
-def failed_documents(agent, deployed: Deployed, limit: int = 100) -> tuple[list[dict[str, Any]], str | None]:
+def failed_documents(agent: Any, deployed: Deployed, limit: int = 100) -> tuple[list[dict[str, Any]], str | None]:
     """Documents of the data source that are not (fully) indexed, with the service's reason.
 
     ListKnowledgeBaseDocuments is documented for S3 and custom sources; for other connectors the

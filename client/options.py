@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
+
+if TYPE_CHECKING:
+    from schema import Project
 
 env_option = click.option(
     "--env", "env_name", default="dev", show_default=True, help="Environment: config/environments/<env>.yaml."
@@ -19,12 +23,22 @@ config_option = click.option(
 )
 
 
-def load_or_exit(config_dir: Path, env_name: str):
-    """Loads the project or prints the config errors and exits 1 (never a stack trace)."""
+def load_or_exit(config_dir: Path, env_name: str, *, deploy_limits: bool = False) -> Project:
+    """Loads the project or prints the config errors and exits 1 (never a stack trace).
+
+    `deploy_limits`: also check what the endpoint construct would refuse at synth (environment
+    size, function name length: cdk_constructs/endpoint_limits.py), as `cdk synth` (app.py) does."""
     from schema import ConfigError, load_project
 
     try:
-        return load_project(config_dir, env_name)
+        project = load_project(config_dir, env_name)
+        if deploy_limits:
+            from cdk_constructs.endpoint_limits import deploy_problems
+
+            problems = deploy_problems(project)
+            if problems:
+                raise ConfigError(problems)
+        return project
     except ConfigError as error:
         click.echo(str(error), err=True)
         raise SystemExit(1) from None

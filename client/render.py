@@ -125,10 +125,31 @@ def footer(done: DoneEvent) -> str:
     parts.append(f"duration {done.durationMs / 1000:.2f} s")
     if done.estimatedCostUsd is not None:
         parts.append(f"est. cost ${done.estimatedCostUsd:.4f}")
-    parts += [f"mode {done.mode}", f"stop {done.stopReason}", f"request {done.requestId}"]
+    parts += [f"mode {done.mode}", f"stop {done.stopReason}"]
+    if done.cache is not None:
+        parts.append(f"cache {done.cache}")
+    parts.append(f"request {done.requestId}")
     if done.nextToken:
         parts.append("more results: --more 1")
     return " | ".join(parts)
+
+
+def incomplete_warning(done: DoneEvent) -> str | None:
+    """Said out loud when the answer may be incomplete: budget exhausted is not evidence sufficient."""
+    if done.stopReason != "iteration_limit":
+        return None
+    return (
+        "possibly incomplete: the planner used every allowed iteration without judging the evidence "
+        "sufficient (raise maxAgentIteration, up to the tenant's cap, or narrow the question)"
+    )
+
+
+def partial_line(done: DoneEvent) -> str | None:
+    """The warning a partial answer carries, so it is never read as the whole answer."""
+    if not done.partial:
+        return None
+    failed = f": knowledge bases {', '.join(done.failedKnowledgeBases)} failed" if done.failedKnowledgeBases else ""
+    return f"PARTIAL ANSWER (stop {done.stopReason}){failed}; results and answer may be missing parts"
 
 
 def error_line(event: ErrorEvent) -> str:
@@ -214,6 +235,9 @@ class ViewRenderer:
         elif isinstance(event, DoneEvent):
             self._show_answer()
             self._stop_live()
+            for warning in (partial_line(event), incomplete_warning(event)):
+                if warning:
+                    self._print(Text(warning, style="bold yellow"))
             self._print(Text(footer(event), style="dim"))
         self._refresh()
 

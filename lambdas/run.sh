@@ -4,5 +4,10 @@
 # AKB_PYTHON lets tests pick an interpreter; in Lambda it is the runtime's python3.
 # /var/task holds both the code (lambdas/) and the bundled dependencies, so it is the one path.
 export PYTHONPATH="${LAMBDA_TASK_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}${PYTHONPATH:+:$PYTHONPATH}"
+# Connection limits (the same under `akb local`): a listen backlog for bursts of streams, idle
+# keep-alive connections closed after 5 s, request heads bounded in size (h11) and in time (the
+# protocol class: http_timeouts.py; the body's time bound is the app's, query.py).
 exec "${AKB_PYTHON:-python3}" -m uvicorn --factory lambdas.endpoint.asgi_app:app_from_environment \
-  --host 127.0.0.1 --port "${AWS_LWA_PORT:-8080}" --no-access-log --log-level warning
+  --host 127.0.0.1 --port "${AWS_LWA_PORT:-8080}" --no-access-log --log-level warning \
+  --http lambdas.endpoint.http_timeouts:H11ReadTimeoutProtocol --backlog 2048 --timeout-keep-alive 5 \
+  --h11-max-incomplete-event-size 16384

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import cast
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -35,9 +36,16 @@ def graph(
     )
 
 
-def explained_row(text: str, widgets: Sequence[cloudwatch.IWidget]) -> cloudwatch.Row:
+def explained_row(text: str, widgets: Sequence[cloudwatch.IWidget]) -> cloudwatch.IWidget:
     """A row that starts with what it shows and what to do when it turns red."""
-    return cloudwatch.Row(cloudwatch.TextWidget(markdown=text, width=TEXT_WIDTH, height=ROW_HEIGHT), *widgets)
+    explanation = cloudwatch.TextWidget(markdown=text, width=TEXT_WIDTH, height=ROW_HEIGHT)
+    return row_widget(cloudwatch.Row(explanation, *widgets))
+
+
+def row_widget(row: cloudwatch.Row) -> cloudwatch.IWidget:
+    """A Row is an IWidget (jsii implements it), but the Python bindings leave out IWidget's optional
+    `warnings`/`warnings_v2` members, so a static protocol check cannot see it: say it once, here."""
+    return cast(cloudwatch.IWidget, row)
 
 
 def titled_dashboard(scope: Construct, dashboard_name: str, heading_markdown: str) -> cloudwatch.Dashboard:

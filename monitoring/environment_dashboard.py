@@ -16,7 +16,15 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
 
 from lambdas.endpoint import metric_names as names
-from monitoring.dashboard_widgets import GRAPH_WIDTH, ROW_HEIGHT, TEXT_WIDTH, explained_row, graph, titled_dashboard
+from monitoring.dashboard_widgets import (
+    GRAPH_WIDTH,
+    ROW_HEIGHT,
+    TEXT_WIDTH,
+    explained_row,
+    graph,
+    row_widget,
+    titled_dashboard,
+)
 from monitoring.metric_catalogue import (
     QUOTA_PERIOD,
     RAW_DATA_SIZE_PERIOD,
@@ -122,23 +130,27 @@ class EnvironmentDashboard(Construct):
             )
 
     @staticmethod
-    def _tenant_row(tenant: str, dashboard: str | None) -> cloudwatch.Row:
+    def _tenant_row(tenant: str, dashboard: str | None) -> cloudwatch.IWidget:
         m = EndpointMetrics(tenant)
         link = f"\n\nDetails: dashboard `{dashboard}`." if dashboard else ""
-        return cloudwatch.Row(
-            cloudwatch.TextWidget(markdown=f"### Tenant `{tenant}`{link}", width=TEXT_WIDTH, height=ROW_HEIGHT // 2),
-            cloudwatch.SingleValueWidget(
-                title=f"{tenant}: requests, errors, TTFE p95, cost in the time range",
-                metrics=[
-                    m.metric_requests(),
-                    m.metric_errors(),
-                    m.metric_time_to_first_event("p95"),
-                    m.metric_estimated_cost(period=Duration.days(1), label="estimated USD"),
-                ],
-                set_period_to_time_range=True,
-                width=24 - TEXT_WIDTH,
-                height=ROW_HEIGHT // 2,
-            ),
+        return row_widget(
+            cloudwatch.Row(
+                cloudwatch.TextWidget(
+                    markdown=f"### Tenant `{tenant}`{link}", width=TEXT_WIDTH, height=ROW_HEIGHT // 2
+                ),
+                cloudwatch.SingleValueWidget(
+                    title=f"{tenant}: requests, errors, TTFE p95, cost in the time range",
+                    metrics=[
+                        m.metric_requests(),
+                        m.metric_errors(),
+                        m.metric_time_to_first_event("p95"),
+                        m.metric_estimated_cost(period=Duration.days(1), label="estimated USD"),
+                    ],
+                    set_period_to_time_range=True,
+                    width=24 - TEXT_WIDTH,
+                    height=ROW_HEIGHT // 2,
+                ),
+            )
         )
 
 

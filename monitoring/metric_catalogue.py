@@ -12,6 +12,7 @@ Bedrock metrics: https://docs.aws.amazon.com/bedrock/latest/userguide/kb-managed
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import Any
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -66,19 +67,19 @@ class EndpointMetrics:
             period=period or self.period,
         )
 
-    def metric_requests(self, **kwargs) -> cloudwatch.Metric:
+    def metric_requests(self, **kwargs: Any) -> cloudwatch.Metric:
         return self.metric(names.REQUESTS, statistic="Sum", label="requests", **kwargs)
 
-    def metric_errors(self, **kwargs) -> cloudwatch.Metric:
+    def metric_errors(self, **kwargs: Any) -> cloudwatch.Metric:
         return self.metric(names.ERRORS, statistic="Sum", label="errors", **kwargs)
 
-    def metric_iterations(self, statistic: str = "Average", **kwargs) -> cloudwatch.Metric:
+    def metric_iterations(self, statistic: str = "Average", **kwargs: Any) -> cloudwatch.Metric:
         return self.metric(names.ITERATIONS, statistic=statistic, label=f"iterations {statistic}", **kwargs)
 
-    def metric_time_to_first_event(self, statistic: str = "p95", **kwargs) -> cloudwatch.Metric:
+    def metric_time_to_first_event(self, statistic: str = "p95", **kwargs: Any) -> cloudwatch.Metric:
         return self.metric(names.TIME_TO_FIRST_EVENT_MS, statistic=statistic, label=f"TTFE {statistic}", **kwargs)
 
-    def metric_deadline_stops(self, **kwargs) -> cloudwatch.Metric:
+    def metric_deadline_stops(self, **kwargs: Any) -> cloudwatch.Metric:
         return self.metric(names.DEADLINE_STOPS, statistic="Sum", label="deadline stops", **kwargs)
 
     def metric_estimated_cost(self, *, period: Duration, label: str) -> cloudwatch.Metric:
@@ -95,6 +96,19 @@ class EndpointMetrics:
                 "requests": self.metric_requests(period=period),
             },
             label="error rate %",
+            period=period,
+        )
+
+    def metric_cache_hit_rate(self, *, period: Duration | None = None) -> cloudwatch.MathExpression:
+        """CacheHits / (CacheHits + CacheMisses) in percent; bypassed and `off` requests are not lookups."""
+        period = period or self.period
+        return cloudwatch.MathExpression(
+            expression="100 * hits / (hits + misses)",
+            using_metrics={
+                "hits": self.metric(names.CACHE_HITS, statistic="Sum", period=period),
+                "misses": self.metric(names.CACHE_MISSES, statistic="Sum", period=period),
+            },
+            label="hit rate %",
             period=period,
         )
 
@@ -164,14 +178,14 @@ class BedrockMetrics:
             label=label or f"{operation or metric_name} {statistic}",
         )
 
-    def metric_total_iteration_count(self, statistic: str = "Average", **kwargs) -> cloudwatch.Metric:
+    def metric_total_iteration_count(self, statistic: str = "Average", **kwargs: Any) -> cloudwatch.Metric:
         return self.metric(names.BEDROCK_TOTAL_ITERATION_COUNT, self.AGENTIC, statistic=statistic, **kwargs)
 
-    def metric_agentic(self, metric_name: str, **kwargs) -> cloudwatch.Metric:
+    def metric_agentic(self, metric_name: str, **kwargs: Any) -> cloudwatch.Metric:
         """An AgenticRetrieveStream counter (account and region; no per-knowledge-base series)."""
         return self.metric(metric_name, self.AGENTIC, **kwargs)
 
-    def metric_retrieve(self, metric_name: str, knowledge_base_id: str, **kwargs) -> cloudwatch.Metric:
+    def metric_retrieve(self, metric_name: str, knowledge_base_id: str, **kwargs: Any) -> cloudwatch.Metric:
         """A Retrieve counter of one knowledge base (`knowledge_base_id`: the bare id, may be a token)."""
         return self.metric(metric_name, self.RETRIEVE, knowledge_base_id=knowledge_base_id, **kwargs)
 

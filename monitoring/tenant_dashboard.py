@@ -83,6 +83,16 @@ throttles -> a caller over its rate limit; interceptor errors -> its log group (
 while it fails)."""
 
 
+CACHE = """### Result cache
+**Hit rate** (hits / lookups), lookups by outcome (**bypass**: asked by the request, or a content
+version could not be read), entries refused because the content changed (**stale**) or the
+caller's access re-check did not pass (**ACL denied**), and the latency of hits (docs/cache.md).
+
+**Spike** in misses or **Red** hit rate: ingestion ran (a new version invalidates every entry of
+that knowledge base) or the strategy changed (a deploy). **Rising** bypass: the role cannot read
+ingestion jobs, or throttling. Rising ACL denied: permissions changed (expected after a revocation)."""
+
+
 class TenantDashboard(Construct):
     """One CloudWatch dashboard per tenant.
 
@@ -93,6 +103,7 @@ class TenantDashboard(Construct):
     - thresholds: drawn as horizontal lines where an alarm watches the same metric.
     - reserved_concurrency: drawn on the concurrency graph; default none (no line).
     - alarms: shown in an alarm status widget; default none.
+    - cache: adds the result cache row; default false (the tenant has no cache).
     - knowledge_bases: alias -> knowledge-base id (tokens are fine); adds the knowledge-base row;
       default none (no row).
     - index_storage_price_per_gb_month: USD per GB-month of index storage, for the storage estimate;
@@ -111,6 +122,7 @@ class TenantDashboard(Construct):
         thresholds: TenantThresholds,
         reserved_concurrency: int | None = None,
         alarms: Sequence[cloudwatch.IAlarm] = (),
+        cache: bool = False,
         knowledge_bases: Mapping[str, str] | None = None,
         index_storage_price_per_gb_month: float = 5.0,
         gateway: GatewayMetrics | None = None,
@@ -125,6 +137,8 @@ class TenantDashboard(Construct):
         )
         self._endpoint_rows(m, thresholds)
         self._function_row(function, reserved_concurrency)
+        if cache:
+            self._cache_row(m)
         if knowledge_bases:
             self._row(
                 KNOWLEDGE,
@@ -257,6 +271,32 @@ class TenantDashboard(Construct):
                 graph(
                     "Function duration (ms)",
                     [function.metric_duration(statistic=s, label=f"duration {s}") for s in ("p50", "p95", "Maximum")],
+                ),
+            ],
+        )
+
+    def _cache_row(self, m: EndpointMetrics) -> None:
+        self._row(
+            CACHE,
+            [
+                graph("Cache hit rate %", [m.metric_cache_hit_rate()]),
+                graph(
+                    "Cache lookups by outcome",
+                    [
+                        m.metric(names.CACHE_HITS, statistic="Sum", label="hits"),
+                        m.metric(names.CACHE_MISSES, statistic="Sum", label="misses"),
+                        m.metric(names.CACHE_BYPASS, statistic="Sum", label="bypass"),
+                    ],
+                ),
+                cloudwatch.GraphWidget(
+                    title="Entries refused, and hit latency",
+                    left=[
+                        m.metric(names.STALE_REJECTED, statistic="Sum", label="stale (content changed)"),
+                        m.metric(names.ACL_RECHECK_DENIED, statistic="Sum", label="ACL re-check denied"),
+                    ],
+                    right=[m.metric(names.CACHE_HIT_LATENCY_MS, statistic="p95", label="hit latency p95 (ms)")],
+                    width=GRAPH_WIDTH,
+                    height=ROW_HEIGHT,
                 ),
             ],
         )

@@ -40,6 +40,7 @@ class TenantObservability(Construct):
     - topic: the environment's alarm topic; default none (no notifications).
     - reserved_concurrency: the function's reserved concurrency, drawn on the dashboard; default none.
     - query_folder: Logs Insights folder of the saved queries; default `name`.
+    - cache: whether the tenant has a result cache (adds the dashboard's cache row); default false.
     - knowledge_bases: alias -> knowledge-base id (tokens are fine): per-knowledge-base Bedrock
       graphs and the Retrieve throttles alarm; default none.
     - index_storage_price_per_gb_month: for the dashboard's storage estimate; default 5.0.
@@ -59,6 +60,7 @@ class TenantObservability(Construct):
         topic: sns.ITopic | None = None,
         reserved_concurrency: int | None = None,
         query_folder: str | None = None,
+        cache: bool = False,
         knowledge_bases: Mapping[str, str] | None = None,
         index_storage_price_per_gb_month: float = 5.0,
         gateway: GatewayMetrics | None = None,
@@ -86,6 +88,7 @@ class TenantObservability(Construct):
             thresholds=thresholds,
             reserved_concurrency=reserved_concurrency,
             alarms=[*self.alarms.alarms.values(), self.alarms.composite],
+            cache=cache,
             knowledge_bases=knowledge_bases,
             index_storage_price_per_gb_month=index_storage_price_per_gb_month,
             gateway=gateway,

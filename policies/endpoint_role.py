@@ -15,6 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from lambdas.endpoint import metric_names
+from policies import cache_table
 from policies.document import PolicyDocument, Statement, allow, document
 from policies.model_access import model_statements
 
@@ -53,6 +54,7 @@ WILDCARD_REASONS: dict[str, str] = {
     ),
     "InvokeTheCustomPlannerModelThroughProfile": _THROUGH_PROFILE,
     "InvokeTheCustomRerankingModelThroughProfile": _THROUGH_PROFILE,
+    **cache_table.WILDCARD_REASONS,
     "WriteTheEndpointsOwnLogGroup": (
         "log streams are named at run time by Lambda; :* covers the streams of the endpoint's own "
         "log group only (log-group ARN with :* for stream actions: "
@@ -74,6 +76,7 @@ class EndpointRoleInputs:
     reranking_model_arn: str | None = None
     guardrail_arn: str | None = None
     kms_key_arns: Sequence[str] = ()
+    cache: cache_table.CacheAccess | None = None  # the tenant's result cache, when it has one
 
 
 def inputs_for(
@@ -83,6 +86,8 @@ def inputs_for(
     knowledge_base_arns: Sequence[str],
     log_group_arn: str,
     guardrail_arn: str | None,
+    cache_table_arn: str | None = None,
+    tenant_name: str | None = None,
 ) -> EndpointRoleInputs:
     """The config half of the inputs (models, KMS keys); the caller supplies the deployed ARNs."""
     keys = [kb.kms_key_arn for kb in tenant.knowledge_bases if kb.kms_key_arn]
@@ -97,7 +102,18 @@ def inputs_for(
         reranking_model_arn=environment.reranking.model_arn,
         guardrail_arn=guardrail_arn,
         kms_key_arns=tuple(dict.fromkeys(keys)),
+        cache=_cache_access(tenant, tenant_name, cache_table_arn),
     )
+
+
+def _cache_access(tenant: Tenant, name: str | None, table_arn: str | None) -> cache_table.CacheAccess | None:
+    if table_arn is None or tenant.cache is None:
+        return None
+    if not name:
+        raise ValueError("the cache table's statement needs the tenant name (its items' partition key)")
+    # Only with a user id does a hit re-check documents (user_context none sends no userContext).
+    acl = tenant.cache.acl_recheck != "none" and tenant.user_context != "none"
+    return cache_table.CacheAccess(table_arn=table_arn, tenant=name, acl_recheck=acl)
 
 
 def endpoint_role_policy(inputs: EndpointRoleInputs) -> PolicyDocument:
@@ -139,6 +155,8 @@ def endpoint_role_policy(inputs: EndpointRoleInputs) -> PolicyDocument:
             [inputs.log_group_arn, f"{inputs.log_group_arn}:*"],
         )
     )
+    if inputs.cache is not None:
+        statements.extend(cache_table.cache_statements(inputs.cache, inputs.knowledge_base_arns))
     if inputs.kms_key_arns:
         # Guardrail users need kms:Decrypt on its customer managed key
         # (https://docs.aws.amazon.com/bedrock/latest/userguide/guardrails-permissions-kms.html).

@@ -8,11 +8,15 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from lambdas.endpoint import metric_names
+from policies.document import PolicyDocument, Statement, allow, document
+
+if TYPE_CHECKING:
+    from schema.knowledge import KnowledgeBase
 
 BEDROCK_SERVICE = "bedrock.amazonaws.com"
-# Knowledge bases publish their metrics under this namespace and no other (docs/facts-and-decisions.md).
-KNOWLEDGE_BASE_METRIC_NAMESPACE = "AWS/Bedrock/KnowledgeBases"
-VERSION = "2012-10-17"
 
 
 @dataclass(frozen=True)
@@ -34,12 +38,29 @@ class KnowledgeBaseRoleInputs:
     embedding_model_arn: str | None = None
 
 
+def inputs_for(
+    config: KnowledgeBase, *, partition: str, region: str, account: str, documents_bucket_arn: str
+) -> KnowledgeBaseRoleInputs:
+    """The inputs from one `knowledge_bases[]` entry, for the construct and `akb policy` alike;
+    `documents_bucket_arn` is the tenant's document bucket (read by `s3` sources without `bucket_arn`)."""
+    return KnowledgeBaseRoleInputs(
+        partition=partition,
+        region=region,
+        account=account,
+        bucket_arns=tuple(config.bucket_arns(documents_bucket_arn)),
+        certificate_object_arns=tuple(config.certificate_object_arns(partition)),
+        secret_arns=tuple(config.secret_arns()),
+        kms_key_arns=(config.kms_key_arn,) if config.kms_key_arn else (),
+        embedding_model_arn=config.embedding.model_arn,
+    )
+
+
 def knowledge_base_source_arn(partition: str, region: str, account: str) -> str:
     """Every knowledge base of this account and region: the trust policy's `aws:SourceArn`."""
     return f"arn:{partition}:bedrock:{region}:{account}:knowledge-base/*"
 
 
-def trust_conditions(partition: str, region: str, account: str) -> dict:
+def trust_conditions(partition: str, region: str, account: str) -> dict[str, Any]:
     """Confused-deputy guard: Bedrock may assume the role only on behalf of this account's KBs."""
     return {
         "StringEquals": {"aws:SourceAccount": account},
@@ -47,10 +68,9 @@ def trust_conditions(partition: str, region: str, account: str) -> dict:
     }
 
 
-def knowledge_base_trust_policy(partition: str, region: str, account: str) -> dict:
-    return {
-        "Version": VERSION,
-        "Statement": [
+def knowledge_base_trust_policy(partition: str, region: str, account: str) -> PolicyDocument:
+    return document(
+        [
             {
                 "Sid": "BedrockAssumesRoleForThisAccountsKnowledgeBases",
                 "Effect": "Allow",
@@ -58,97 +78,56 @@ def knowledge_base_trust_policy(partition: str, region: str, account: str) -> di
                 "Action": "sts:AssumeRole",
                 "Condition": trust_conditions(partition, region, account),
             }
-        ],
-    }
+        ]
+    )
 
 
-def _same_account(account: str) -> dict:
+def _same_account(account: str) -> dict[str, Any]:
     return {"StringEquals": {"aws:ResourceAccount": account}}
 
 
-def _s3_statements(inputs: KnowledgeBaseRoleInputs) -> list[dict]:
-    statements: list[dict] = []
+def _s3_statements(inputs: KnowledgeBaseRoleInputs) -> list[Statement]:
+    statements: list[Statement] = []
     if inputs.bucket_arns:
         # bucket and bucket/*, as AWS's CloudFormation sample grants (managed-kb-s3-cfn.yaml), not the
         # source's prefix; the sample's security notebooks even report scoped ARNs refused for the
         # connector's role session and use `*` (ledger: CONFLICTING). Each bucket belongs to one
         # tenant (the loader rejects a shared bucket_arn), so bucket/* reads only that tenant's data.
-        statements.append(
-            {
-                "Sid": "ListDocumentBuckets",
-                "Effect": "Allow",
-                "Action": "s3:ListBucket",
-                "Resource": _unique(inputs.bucket_arns),
-                "Condition": _same_account(inputs.account),
-            }
-        )
-        statements.append(
-            {
-                "Sid": "ReadDocumentBucketObjects",
-                "Effect": "Allow",
-                "Action": "s3:GetObject",
-                "Resource": _unique(f"{arn}/*" for arn in inputs.bucket_arns),
-                "Condition": _same_account(inputs.account),
-            }
-        )
+        same_account = _same_account(inputs.account)
+        statements.append(allow("ListDocumentBuckets", ["s3:ListBucket"], inputs.bucket_arns, same_account))
+        objects = [f"{arn}/*" for arn in inputs.bucket_arns]
+        statements.append(allow("ReadDocumentBucketObjects", ["s3:GetObject"], objects, same_account))
     if inputs.certificate_object_arns:
+        # One object each: the connector reads its .pfx from S3 (sample 03-sharepoint-connector.ipynb).
         statements.append(
-            {
-                "Sid": "ReadConnectorCertificates",
-                "Effect": "Allow",
-                "Action": "s3:GetObject",
-                # One object each: the connector reads its .pfx from S3 (sample 03-sharepoint-connector.ipynb).
-                "Resource": _unique(inputs.certificate_object_arns),
-                "Condition": _same_account(inputs.account),
-            }
+            allow(
+                "ReadConnectorCertificates",
+                ["s3:GetObject"],
+                inputs.certificate_object_arns,
+                _same_account(inputs.account),
+            )
         )
     return statements
 
 
-def knowledge_base_role_policy(inputs: KnowledgeBaseRoleInputs) -> dict:
+def knowledge_base_role_policy(inputs: KnowledgeBaseRoleInputs) -> PolicyDocument:
     """The role's permissions: only what its own sources, keys and embedding model need."""
     statements = _s3_statements(inputs)
+    # PutMetricData has no resource-level permissions; the namespace condition scopes it.
     statements.append(
-        {
-            "Sid": "PublishKnowledgeBaseMetrics",
-            "Effect": "Allow",
-            "Action": "cloudwatch:PutMetricData",
-            # PutMetricData has no resource-level permissions; the namespace condition scopes it.
-            "Resource": "*",
-            "Condition": {"StringEquals": {"cloudwatch:namespace": KNOWLEDGE_BASE_METRIC_NAMESPACE}},
-        }
+        allow(
+            "PublishKnowledgeBaseMetrics",
+            ["cloudwatch:PutMetricData"],
+            "*",
+            condition={"StringEquals": {"cloudwatch:namespace": metric_names.BEDROCK_KB_NAMESPACE}},
+        )
     )
     if inputs.secret_arns:
-        statements.append(
-            {
-                "Sid": "ReadConnectorCredentials",
-                "Effect": "Allow",
-                "Action": "secretsmanager:GetSecretValue",
-                "Resource": _unique(inputs.secret_arns),
-            }
-        )
+        statements.append(allow("ReadConnectorCredentials", ["secretsmanager:GetSecretValue"], inputs.secret_arns))
     if inputs.kms_key_arns:
-        statements.append(
-            {
-                "Sid": "UseConfiguredKmsKeys",
-                "Effect": "Allow",
-                # Decrypt reads data under the key; GenerateDataKey encrypts the KB's transient data
-                # (docs.aws.amazon.com/bedrock/latest/userguide/encryption-kb.html).
-                "Action": ["kms:Decrypt", "kms:GenerateDataKey"],
-                "Resource": _unique(inputs.kms_key_arns),
-            }
-        )
+        # Decrypt reads data under the key; GenerateDataKey encrypts the KB's transient data
+        # (docs.aws.amazon.com/bedrock/latest/userguide/encryption-kb.html).
+        statements.append(allow("UseConfiguredKmsKeys", ["kms:Decrypt", "kms:GenerateDataKey"], inputs.kms_key_arns))
     if inputs.embedding_model_arn:
-        statements.append(
-            {
-                "Sid": "InvokeCustomEmbeddingModel",
-                "Effect": "Allow",
-                "Action": "bedrock:InvokeModel",
-                "Resource": inputs.embedding_model_arn,
-            }
-        )
-    return {"Version": VERSION, "Statement": statements}
-
-
-def _unique(values) -> list[str]:
-    return list(dict.fromkeys(values))
+        statements.append(allow("InvokeCustomEmbeddingModel", ["bedrock:InvokeModel"], inputs.embedding_model_arn))
+    return document(statements)

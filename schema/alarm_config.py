@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Annotated
+from typing import TYPE_CHECKING, Annotated, Any
 
 from pydantic import AfterValidator, Field
 
@@ -163,7 +163,7 @@ def tenant_thresholds(environment: Environment, tenant: Tenant) -> TenantThresho
     """Tenant value, else environment value, else (iterations only) derived from the tenant."""
     env_alarms, override = environment.alarms, tenant.alarms or TenantAlarms()
 
-    def pick(name: str):
+    def pick(name: str) -> Any:  # the field's own type (float or int); the model validates it
         value = getattr(override, name)
         return getattr(env_alarms, name) if value is None else value
 

@@ -73,7 +73,31 @@ NonBlank = Annotated[str, AfterValidator(_non_blank)]
 
 def unique(values: list[str], what: str) -> list[str]:
     seen: set[str] = set()
-    duplicates = sorted({value for value in values if value in seen or seen.add(value)})
+    repeated: set[str] = set()
+    for value in values:
+        (repeated if value in seen else seen).add(value)
+    duplicates = sorted(repeated)
     if duplicates:
         raise ValueError(f"duplicate {what}: {', '.join(duplicates)}; each must appear once")
     return values
+
+
+# Unicode property classes (`\p{L}`) are valid in the service's regex flavours but not in Python's
+# `re`, so a pattern using them is passed on unchecked rather than refused.
+_UNCHECKABLE = re.compile(r"\\[pP]\{")
+
+
+def _regex(value: str) -> str:
+    """A pattern that at least parses (balanced groups and classes, valid quantifiers), so a typo
+    fails `akb validate` and `cdk synth` alike instead of the deployment."""
+    if _UNCHECKABLE.search(value):
+        return value
+    try:
+        re.compile(value)
+    except re.error as error:
+        where = f" at position {error.pos}" if error.pos is not None else ""
+        raise ValueError(f"'{value}' is not a valid regular expression: {error.msg}{where}") from None
+    return value
+
+
+Regex = Annotated[str, AfterValidator(_regex)]

@@ -12,7 +12,7 @@ from typing import Annotated, Literal
 from pydantic import BeforeValidator, Field, model_validator
 
 from schema.arn_types import KmsKeyArn
-from schema.common import NonBlank, StrictModel
+from schema.common import NonBlank, Regex, StrictModel
 
 _BLOCK_ONLY_REASON = (
     "agentic retrieval supports only BLOCK guardrail actions (MASK and ANONYMIZE are not "
@@ -62,7 +62,7 @@ class PiiEntity(StrictModel):
 
 class RegexFilter(StrictModel):
     name: Annotated[str, Field(min_length=1, max_length=100)]
-    pattern: Annotated[str, Field(min_length=1, max_length=500)]
+    pattern: Annotated[Regex, Field(min_length=1, max_length=500)]
     description: str | None = None
     action: Action = "BLOCK"
 

@@ -52,7 +52,7 @@ class _BoundedLoader(yaml.SafeLoader):
                 f"{kind}{event.anchor}) is not allowed in config files: write the value out in full",
                 event.start_mark,
             )
-        return super().compose_node(parent, index)  # type: ignore[arg-type]
+        return super().compose_node(parent, index)
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
@@ -110,18 +110,29 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
     """Validates the environment file and every tenant it lists; raises ConfigError naming each problem."""
     config_dir = Path(config_dir)
     env_file = config_dir / "environments" / f"{env_name}.yaml"
+    if not NAME_PATTERN.match(env_name):  # `--env ../..` must not reach outside environments/
+        raise ConfigError(
+            [
+                Problem(
+                    str(config_dir / "environments"),
+                    "",
+                    f"environment name '{env_name}' is not a name: use "
+                    "lowercase letters, digits and hyphens (the file environments/<name>.yaml)",
+                )
+            ]
+        )
     if not env_file.is_file():
         envs = available(config_dir / "environments")
         hint = f"available: {', '.join(envs)}" if envs else f"no environments in {config_dir}/environments/"
         raise ConfigError([Problem(str(env_file), "", f"environment '{env_name}' not found; {hint}")])
 
     environment, problems = parse_file(env_file, Environment)
-    if environment is None:
-        raise ConfigError(problems)
-
     tenants_dir = config_dir / "tenants"
+    # An environment file with errors must not hide the tenant files' own: check the tenants it
+    # names (or, if even that list is unreadable, every tenant file) and report everything at once.
+    tenant_names = environment.tenants if environment is not None else _tenants_named_in(env_file, tenants_dir)
     tenants: dict[str, Tenant] = {}
-    for index, name in enumerate(environment.tenants):
+    for index, name in enumerate(tenant_names):
         tenant_file = tenants_dir / f"{name}.yaml"
         if not tenant_file.is_file():
             known = ", ".join(available(tenants_dir)) or "none"
@@ -137,12 +148,23 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
         problems.extend(tenant_problems)
         if tenant is not None:
             tenants[name] = tenant
-            problems.extend(_reader_account_problems(tenant_file, environment, tenant))
+            if environment is not None:  # the account rules need a valid environment
+                problems.extend(_reader_account_problems(tenant_file, environment, tenant))
     problems.extend(_misnamed_tenant_files(tenants_dir))
     problems.extend(_shared_buckets(tenants, tenants_dir))
-    if problems:
+    if problems or environment is None:
         raise ConfigError(problems)
     return Project(env_name=env_name, environment=environment, tenants=tenants, config_dir=config_dir)
+
+
+def _tenants_named_in(env_file: Path, tenants_dir: Path) -> list[str]:
+    """The `tenants:` list of an environment file that failed validation, if it is a list of names;
+    otherwise every tenant file in the directory."""
+    data, _ = read_yaml(env_file)
+    named = data.get("tenants") if isinstance(data, dict) else None
+    if isinstance(named, list) and all(isinstance(name, str) and NAME_PATTERN.match(name) for name in named):
+        return list(dict.fromkeys(named))
+    return [name for name in available(tenants_dir) if NAME_PATTERN.match(name)]
 
 
 def _misnamed_tenant_files(tenants_dir: Path) -> list[Problem]:

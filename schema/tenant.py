@@ -11,6 +11,7 @@ from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
 from schema.alarm_config import TenantAlarms
 from schema.arn_types import IamPrincipalArn, IamRoleArn
+from schema.cache_config import Cache
 from schema.common import NonBlank, StrictModel, unique
 from schema.gateway_config import McpGateway, check_gateway_identity
 from schema.guardrail_config import Guardrail
@@ -176,6 +177,7 @@ class Tenant(StrictModel):
     alarms: TenantAlarms | None = Field(
         None, description="Overrides of the environment's alarm thresholds; unset fields use the environment's."
     )
+    cache: Cache | None = Field(None, description="The result cache (docs/cache.md); off unless this block is set.")
     knowledge_base_access: KnowledgeBaseAccess = Field(
         default_factory=KnowledgeBaseAccess,
         description="Extra readers of the knowledge bases' resource policy (cross-account, break-glass).",
@@ -203,6 +205,22 @@ class Tenant(StrictModel):
         if self.gateway is not None:
             check_gateway_identity(self.gateway, self.user_context)
         return self
+
+    @model_validator(mode="after")
+    def _cache_aliases_known(self) -> Tenant:
+        if self.cache is not None and isinstance(self.cache.acl_recheck, list):
+            aliases = [kb.alias for kb in self.knowledge_bases]
+            unknown = [alias for alias in self.cache.acl_recheck if alias not in aliases]
+            if unknown:
+                raise ValueError(
+                    f"cache.acl_recheck names {', '.join(unknown)}, not a knowledge base of this tenant "
+                    f"(aliases: {', '.join(aliases)})"
+                )
+        return self
+
+    @property
+    def cache_on(self) -> bool:
+        return self.cache is not None and self.cache.enabled
 
     def _check_session_name_invokers(self) -> None:
         """Session names are user ids only where the tenant says so, for roles, with ACLs in use."""

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from typing import Any
+
 import aws_cdk as cdk
 from constructs import Construct
 
@@ -16,7 +18,7 @@ from schema.alarm_config import account_thresholds
 
 
 class PlatformStack(cdk.Stack):
-    def __init__(self, scope: Construct, construct_id: str, *, project: Project, **kwargs):
+    def __init__(self, scope: Construct, construct_id: str, *, project: Project, **kwargs: Any):
         super().__init__(scope, construct_id, **kwargs)
         environment = project.environment
         prefix = resource_prefix(project.env_name)

@@ -5,9 +5,12 @@ The stack only composes constructs; each construct lives in its own file.
 
 from __future__ import annotations
 
+from typing import Any
+
 import aws_cdk as cdk
 from constructs import Construct
 
+from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.document_bucket import DocumentBucket
 from cdk_constructs.guardrail import Guardrail
 from cdk_constructs.knowledge_base import KnowledgeBase
@@ -16,7 +19,13 @@ from cdk_constructs.knowledge_outputs import publish_knowledge
 from cdk_constructs.log_group import log_group
 from cdk_constructs.mcp_gateway import McpGatewayConstruct
 from cdk_constructs.removal import removal_policy
-from cdk_constructs.resource_names import bounded_name, endpoint_log_group_name, query_folder, resource_prefix
+from cdk_constructs.resource_names import (
+    bounded_name,
+    cache_table_name,
+    endpoint_log_group_name,
+    query_folder,
+    resource_prefix,
+)
 from cdk_constructs.retrieval_instruction import RetrievalInstruction
 from cdk_constructs.streaming_endpoint import StreamingEndpoint
 from monitoring.tenant_observability import TenantObservability
@@ -27,6 +36,8 @@ from stacks.platform_stack import PlatformStack
 
 
 class TenantStack(cdk.Stack):
+    """One tenant: its knowledge (bucket, knowledge bases, guardrail, instruction), endpoint, monitoring."""
+
     def __init__(
         self,
         scope: Construct,
@@ -35,7 +46,7 @@ class TenantStack(cdk.Stack):
         project: Project,
         tenant_name: str,
         platform: PlatformStack,
-        **kwargs,
+        **kwargs: Any,
     ):
         super().__init__(scope, construct_id, **kwargs)
         self.project = project
@@ -43,9 +54,9 @@ class TenantStack(cdk.Stack):
         self.tenant: Tenant = project.tenants[tenant_name]
         self.add_stack_dependency(platform)
         cdk.Tags.of(self).add("akb:tenant", tenant_name)
+        self._prefix = resource_prefix(project.env_name, tenant_name)
+        self._removal = removal_policy(project.environment)
 
-        prefix = resource_prefix(project.env_name, tenant_name)
-        removal = removal_policy(project.environment)
         # The endpoint's log group, created up front so its retention is ours, not Lambda's default.
         self.endpoint_log_group = log_group(
             self,
@@ -53,58 +64,13 @@ class TenantStack(cdk.Stack):
             environment=project.environment,
             name=endpoint_log_group_name(project.env_name, tenant_name),
         )
-
-        # Knowledge: document bucket (only when an s3 source reads it), knowledge bases, guardrail,
-        # retrieval instruction, and their identifiers as outputs + SSM parameters.
-        self.documents_bucket = (
-            DocumentBucket(self, "Documents", removal_policy=removal) if _reads_document_bucket(self.tenant) else None
-        )
-        self.knowledge_bases: dict[str, KnowledgeBase] = {
-            kb.alias: KnowledgeBase(
-                self,
-                f"KnowledgeBase-{kb.alias}",
-                config=kb,
-                name=bounded_name(f"{prefix}-{kb.alias}", 100),
-                documents=self.documents_bucket,
-                removal_policy=removal,
-            )
-            for kb in self.tenant.knowledge_bases
-        }
-        self.guardrail = (
-            Guardrail(
-                self,
-                "Guardrail",
-                config=self.tenant.guardrail,
-                name=bounded_name(f"{prefix}-guardrail", 50),
-                tenant=tenant_name,
-                removal_policy=removal,
-            )
-            if self.tenant.guardrail
+        self._build_knowledge()
+        # The result cache's table, when the tenant has a `cache:` block (docs/cache.md).
+        self.cache_table = (
+            CacheTable(self, "ResultCache", table_name=cache_table_name(project.env_name, tenant_name))
+            if self.tenant.cache is not None
             else None
         )
-        self.retrieval_instruction = (
-            RetrievalInstruction(
-                self,
-                "RetrievalInstruction",
-                config=self.tenant.retrieval.instruction,
-                name=bounded_name(f"{prefix}-instruction", 100),
-                description=f"Retrieval instruction of {tenant_name} ({project.env_name})",
-                tags={"akb:environment": project.env_name, "akb:tenant": tenant_name},
-                removal_policy=removal,
-            )
-            if self.tenant.retrieval.instruction
-            else None
-        )
-        publish_knowledge(
-            self,
-            env_name=project.env_name,
-            tenant=tenant_name,
-            documents=self.documents_bucket,
-            knowledge_bases=self.knowledge_bases,
-            guardrail=self.guardrail,
-            instruction=self.retrieval_instruction,
-        )
-
         # The endpoint, below the knowledge it serves: its role reaches these resources and no others.
         self.endpoint = StreamingEndpoint(
             self,
@@ -115,28 +81,89 @@ class TenantStack(cdk.Stack):
             guardrail=self.guardrail.ref if self.guardrail else None,
             retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
             log_group=self.endpoint_log_group,
+            cache_table=self.cache_table,
         )
         # Opt-in: the same knowledge as MCP tools behind an AgentCore Gateway, with the endpoint's
         # identity rules in its interceptor (docs/agents.md). Its role reads the knowledge bases too.
         self.gateway = self._build_gateway() if self.tenant.gateway else None
         readers = [self.endpoint.role.role_arn, *([self.gateway.role.role_arn] if self.gateway else [])]
         self.knowledge_base_policies = self._build_knowledge_base_policies(readers)
+        self.observability = self._build_observability(platform)
 
-        # Monitoring: dashboard, alarms (+ a composite that pages the environment's topic) and saved
-        # log queries. It reads the function's metrics and the tenant's EMF metrics (metric_names.py).
-        self.observability = TenantObservability(
+    def _build_knowledge(self) -> None:
+        """Document bucket (only when an s3 source reads it), knowledge bases, guardrail, retrieval
+        instruction, and their identifiers as outputs + SSM parameters."""
+        tenant, prefix, removal = self.tenant, self._prefix, self._removal
+        self.documents_bucket = (
+            DocumentBucket(self, "Documents", removal_policy=removal) if _reads_document_bucket(tenant) else None
+        )
+        self.knowledge_bases: dict[str, KnowledgeBase] = {
+            kb.alias: KnowledgeBase(
+                self,
+                f"KnowledgeBase-{kb.alias}",
+                config=kb,
+                name=bounded_name(f"{prefix}-{kb.alias}", 100),
+                documents=self.documents_bucket,
+                removal_policy=removal,
+            )
+            for kb in tenant.knowledge_bases
+        }
+        self.guardrail = self._build_guardrail()
+        self.retrieval_instruction = self._build_retrieval_instruction()
+        publish_knowledge(
+            self,
+            env_name=self.project.env_name,
+            tenant=self.tenant_name,
+            documents=self.documents_bucket,
+            knowledge_bases=self.knowledge_bases,
+            guardrail=self.guardrail,
+            instruction=self.retrieval_instruction,
+        )
+
+    def _build_guardrail(self) -> Guardrail | None:
+        if self.tenant.guardrail is None:
+            return None
+        return Guardrail(
+            self,
+            "Guardrail",
+            config=self.tenant.guardrail,
+            name=bounded_name(f"{self._prefix}-guardrail", 50),
+            tenant=self.tenant_name,
+            removal_policy=self._removal,
+        )
+
+    def _build_retrieval_instruction(self) -> RetrievalInstruction | None:
+        instruction = self.tenant.retrieval.instruction
+        if instruction is None:
+            return None
+        env_name = self.project.env_name
+        return RetrievalInstruction(
+            self,
+            "RetrievalInstruction",
+            config=instruction,
+            name=bounded_name(f"{self._prefix}-instruction", 100),
+            description=f"Retrieval instruction of {self.tenant_name} ({env_name})",
+            tags={"akb:environment": env_name, "akb:tenant": self.tenant_name},
+            removal_policy=self._removal,
+        )
+
+    def _build_observability(self, platform: PlatformStack) -> TenantObservability:
+        """Dashboard, alarms (+ a composite that pages the environment's topic) and saved log queries.
+        It reads the function's metrics and the tenant's EMF metrics (metric_names.py)."""
+        return TenantObservability(
             self,
             "Observability",
             function=self.endpoint.function,
             log_group=self.endpoint_log_group,
-            tenant=tenant_name,
-            name=prefix,
-            thresholds=tenant_thresholds(project.environment, self.tenant),
+            tenant=self.tenant_name,
+            name=self._prefix,
+            thresholds=tenant_thresholds(self.project.environment, self.tenant),
             topic=platform.alarms.topic,
             reserved_concurrency=self.tenant.reserved_concurrency,
-            query_folder=query_folder(project.env_name, tenant_name),
+            query_folder=query_folder(self.project.env_name, self.tenant_name),
+            cache=self.tenant.cache is not None,
             knowledge_bases={alias: kb.knowledge_base_id for alias, kb in self.knowledge_bases.items()},
-            index_storage_price_per_gb_month=project.environment.pricing.index_storage_per_gb_month_usd,
+            index_storage_price_per_gb_month=self.project.environment.pricing.index_storage_per_gb_month_usd,
             gateway=self.gateway.metrics if self.gateway else None,
             interceptor=self.gateway.interceptor if self.gateway else None,
         )

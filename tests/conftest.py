@@ -5,13 +5,16 @@ from __future__ import annotations
 import os
 from collections.abc import Iterator
 from pathlib import Path
+from types import ModuleType
+from typing import TYPE_CHECKING
 
 import pytest
 
 # Node 20 works for synth; jsii's end-of-life banner would only clutter test output (README, Toolchain).
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
-from tests.synth import Synthesized, synthesize
+if TYPE_CHECKING:
+    from tests.synth import Synthesized
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_CONFIG = REPO / "config"
@@ -20,6 +23,8 @@ EXAMPLE_CONFIG = REPO / "config"
 @pytest.fixture(scope="session")
 def synthesized(tmp_path_factory) -> Synthesized:
     """The example `dev` environment, synthesized once per session (cdk-nag runs as part of it)."""
+    from tests.synth import synthesize  # imports aws_cdk: only sessions that synthesize pay for it
+
     return synthesize(EXAMPLE_CONFIG, "dev", tmp_path_factory.mktemp("cdk.out"))
 
 
@@ -50,3 +55,28 @@ def endpoint(emulator) -> Iterator:
 
     with start_endpoint(emulator) as handle:
         yield handle
+
+
+# Fixtures that start a local server (the emulator, the endpoint) or synthesize the example app.
+_SERVER_FIXTURES = frozenset({"emulator", "endpoint", "synthesized"})
+
+
+def _imports(module: object, prefix: str) -> bool:
+    return any(isinstance(value, ModuleType) and value.__name__.startswith(prefix) for value in vars(module).values())
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Marks what `make test-fast` leaves out, from what each test uses, so nothing is tagged by hand.
+
+    - `server`: the test's fixture closure reaches a session server (emulator, endpoint) or the synth;
+    - `synth`: its module imports aws_cdk (it builds and synthesizes a stack of its own);
+    - `slow`: its module imports subprocess (it runs the CLI, cdk or uvicorn in a child process).
+    """
+    for item in items:
+        module = getattr(item, "module", None)
+        if _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+            item.add_marker(pytest.mark.server)
+        if module is not None and _imports(module, "aws_cdk") and not item.get_closest_marker("synth"):
+            item.add_marker(pytest.mark.synth)
+        if module is not None and _imports(module, "subprocess"):
+            item.add_marker(pytest.mark.slow)

@@ -40,19 +40,21 @@ def tenant_settings(aliases: tuple[str, ...] = ("docs", "tickets"), **overrides:
 
 
 def emulator_client(emulator_url: str) -> Any:
-    """The endpoint's production client configuration, pointed at the emulator."""
+    """The endpoint's production client (configuration and cancellable calls), pointed at the emulator."""
     import boto3
     from botocore.config import Config
 
-    from lambdas.endpoint.upstream import CLIENT_CONFIG
+    from lambdas.endpoint.upstream import CLIENT_CONFIG, make_cancellable
 
-    return boto3.client(
-        "bedrock-agent-runtime",
-        endpoint_url=emulator_url,
-        region_name="us-west-2",
-        aws_access_key_id="x",
-        aws_secret_access_key="x",
-        config=Config(**CLIENT_CONFIG),
+    return make_cancellable(
+        boto3.client(
+            "bedrock-agent-runtime",
+            endpoint_url=emulator_url,
+            region_name="us-west-2",
+            aws_access_key_id="x",
+            aws_secret_access_key="x",
+            config=Config(**CLIENT_CONFIG),
+        )
     )
 
 

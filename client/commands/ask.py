@@ -12,10 +12,15 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from client.options import config_option, env_option
+
+if TYPE_CHECKING:
+    from client.endpoint_client import Client
+    from client.render import Renderer
 
 EXIT_OK, EXIT_CONFIG, EXIT_HTTP, EXIT_STREAM, EXIT_DEADLINE = 0, 1, 3, 4, 5
 MAX_MORE_PAGES = 20  # a typo such as --more 1000 must not loop on a paginating endpoint
@@ -151,7 +156,7 @@ def _target(
     return resolved, region or env_region
 
 
-def _run(client, question: str, options: dict, as_json: bool, quiet: bool) -> int:
+def _run(client: Client, question: str, options: dict[str, Any], as_json: bool, quiet: bool) -> int:
     from client.endpoint_client import (
         EndpointConnectionError,
         EndpointHTTPError,
@@ -162,6 +167,7 @@ def _run(client, question: str, options: dict, as_json: bool, quiet: bool) -> in
     from client.sigv4 import SigningError
     from lambdas.endpoint.events import DoneEvent, ErrorEvent
 
+    renderer: Renderer
     if as_json:
         renderer = JsonRenderer(sys.stdout)
     elif quiet:
@@ -197,7 +203,7 @@ def _run(client, question: str, options: dict, as_json: bool, quiet: bool) -> in
     return EXIT_OK
 
 
-def _fail(renderer, message: str, code: int) -> int:
+def _fail(renderer: Renderer, message: str, code: int) -> int:
     renderer.close()
     click.echo(f"akb ask: {message}", err=True)
     return code

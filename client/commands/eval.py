@@ -10,13 +10,18 @@ command resumes), `<out>/report.json` and two PNG charts, and prints the tables.
 from __future__ import annotations
 
 import contextlib
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from client.options import config_option, env_option
+
+if TYPE_CHECKING:
+    from client.evaluation.dataset import EvalItem
+    from client.evaluation.runner import Record
+    from lambdas.endpoint.events import Event
 
 MODES = ("agentic", "retrieve", "auto")
 PIPE_WIDTH = 200  # columns when stdout is not a terminal: wider than every table akb eval prints
@@ -26,7 +31,9 @@ LOCAL_DISCLAIMER = (
 )
 
 
-def _csv(kind: type, allowed: tuple[str, ...] | None = None):
+def _csv(
+    kind: type, allowed: tuple[str, ...] | None = None
+) -> Callable[[click.Context, click.Parameter, str], list[Any]]:
     def convert(ctx: click.Context, param: click.Parameter, value: str) -> list[Any]:
         try:
             items = [kind(part.strip()) for part in value.split(",") if part.strip()]
@@ -143,7 +150,15 @@ def _prepare_out_dir(out_dir: Path) -> None:
         raise SystemExit(2)
 
 
-def _run(items, modes, ks, out_dir: Path, concurrency: int, target: dict, dataset_path: Path) -> dict:
+def _run(
+    items: list[EvalItem],
+    modes: list[str],
+    ks: list[int],
+    out_dir: Path,
+    concurrency: int,
+    target: dict[str, Any],
+    dataset_path: Path,
+) -> dict[str, Any]:
     import json
 
     from rich.console import Console
@@ -159,7 +174,7 @@ def _run(items, modes, ks, out_dir: Path, concurrency: int, target: dict, datase
         console = Console(width=PIPE_WIDTH)
     client = Client(target["url"], region=target["region"])
 
-    def query(item, mode):
+    def query(item: EvalItem, mode: str) -> Iterator[Event]:
         return client.query(item.question, mode=mode, knowledge_bases=list(item.knowledge_bases) or None)
 
     progress = Progress(
@@ -173,7 +188,7 @@ def _run(items, modes, ks, out_dir: Path, concurrency: int, target: dict, datase
             if done:
                 progress.console.print(f"resuming: {done} of {total} already in {out_dir / RECORDS_FILE}")
 
-        def on_record(record) -> None:
+        def on_record(record: Record) -> None:
             progress.advance(task)
             if record.error:
                 progress.console.print(f"[yellow]{record.id} ({record.mode}): {record.error}[/yellow]")

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from client import ingestion as ingest
 from client.options import config_option, env_option, load_or_exit
+
+if TYPE_CHECKING:
+    from schema import Project
 
 
 @click.command()
@@ -29,7 +34,17 @@ from client.options import config_option, env_option, load_or_exit
     "--timeout", type=float, default=3600.0, show_default=True, help="Stop following after this many seconds."
 )
 @click.argument("paths", nargs=-1, type=click.Path(path_type=Path))
-def command(env_name, config_dir, tenant, alias, source_index, dry_run, interval, timeout, paths) -> None:
+def command(
+    env_name: str,
+    config_dir: Path,
+    tenant: str,
+    alias: str,
+    source_index: int | None,
+    dry_run: bool,
+    interval: float,
+    timeout: float,
+    paths: tuple[Path, ...],
+) -> None:
     """Upload PATH... (files or directories) under the source's prefix, then ingest and report.
 
     Without PATH, only starts a sync of the source (any connector type). Exit status 1 when the
@@ -43,7 +58,8 @@ def command(env_name, config_dir, tenant, alias, source_index, dry_run, interval
             _print_plan(project, target, uploads)
             return
         s3, ssm, agent = ingest.make_clients(project.environment.region)
-        result = run(s3, ssm, agent, target, uploads, interval=interval, timeout=timeout)
+        publish = _version_publisher(project, tenant)
+        result = run(s3, ssm, agent, target, uploads, interval=interval, timeout=timeout, publish=publish)
     except ingest.IngestError as error:
         for line in str(error).splitlines():  # one line per problem (e.g. per unreadable file)
             click.echo(f"akb ingest: {line}", err=True)
@@ -55,15 +71,16 @@ def command(env_name, config_dir, tenant, alias, source_index, dry_run, interval
 
 
 def run(
-    s3,
-    ssm,
-    agent,
+    s3: Any,
+    ssm: Any,
+    agent: Any,
     target: ingest.Target,
     uploads: list[ingest.Upload],
     *,
     interval: float,
     timeout: float,
-    sleep=time.sleep,
+    sleep: Callable[[float], None] = time.sleep,
+    publish: Callable[[dict[str, Any]], Any] | None = None,
 ) -> ingest.JobResult:
     deployed = ingest.read_deployed(ssm, target)
     if uploads:
@@ -83,7 +100,21 @@ def run(
 
     result = ingest.follow_job(agent, deployed, job_id, on_update=show, interval=interval, timeout=timeout, sleep=sleep)
     _print_result(result)
+    if publish is not None and result.status == "COMPLETE":
+        # The result cache sees the new content version at once, not at its next poll (docs/cache.md).
+        mark = publish(result.job)
+        click.echo(f"Published content version {mark.job_id} to the result cache.")
     return result
+
+
+def _version_publisher(project: Any, tenant: str) -> Callable[[dict[str, Any]], Any] | None:
+    """For a tenant with a result cache: writes a completed job's version into its cache table."""
+    if project.tenants[tenant].cache is None:
+        return None
+    from client import cache_admin
+
+    store = cache_admin.open_store(project, tenant, local=False)
+    return lambda job: cache_admin.publish_job_version(store, tenant, job)
 
 
 def _print_result(result: ingest.JobResult) -> None:
@@ -100,7 +131,7 @@ def _print_result(result: ingest.JobResult) -> None:
         click.echo(f"  ({result.note})")
 
 
-def _print_plan(project, target: ingest.Target, uploads: list[ingest.Upload]) -> None:
+def _print_plan(project: Project, target: ingest.Target, uploads: list[ingest.Upload]) -> None:
     click.echo(
         f"Plan (dry run; nothing is called) — {project.env_name}/{target.tenant}, knowledge base {target.alias}, "
         f"source {target.source_index} ({target.source_type}), region {project.environment.region}:"

@@ -13,6 +13,7 @@ import sys
 import time
 from pathlib import Path
 from types import FrameType
+from typing import Any
 
 import click
 
@@ -25,9 +26,9 @@ DEFAULT_CALLER = "arn:aws:sts::123456789012:assumed-role/local-developer/develop
 
 
 def endpoint_environment(
-    settings_json: str, port: int, emulator_env: dict[str, str], caller_arn: str
+    settings_json: str, port: int, emulator_env: dict[str, str], caller_arn: str, cache_path: Path | None = None
 ) -> dict[str, str]:
-    """The child's environment: tenant settings, local mode, the emulator, dummy credentials."""
+    """The child's environment: tenant settings, local mode, the emulator, dummy credentials, the cache file."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("AWS_", "AKB_"))}
     env.update(emulator_env)  # AWS_ENDPOINT_URL_BEDROCK_AGENT_RUNTIME + dummy keys
     env.update(
@@ -44,6 +45,8 @@ def endpoint_environment(
             "PYTHONUNBUFFERED": "1",
         }
     )
+    if cache_path is not None:
+        env["AKB_CACHE_PATH"] = str(cache_path)  # the tenant's result cache (cache/setup.py)
     return env
 
 
@@ -80,6 +83,7 @@ def command(
     delay_ms: float,
 ) -> None:
     """Run the emulator and the tenant's endpoint locally (127.0.0.1 only) until Ctrl-C."""
+    from client.cache_admin import local_cache_path
     from client.local_settings import LocalSettingsError, tenant_settings
     from local.emulator import CorpusError, kb_id_for, start_emulator
 
@@ -100,23 +104,14 @@ def command(
             click.echo(str(error), err=True)
             raise SystemExit(1) from None
         url = f"http://127.0.0.1:{port}"
+        cache_path = local_cache_path(env_name, tenant_name) if settings.cache is not None else None
         child = subprocess.Popen(
-            [str(RUN_SH)], env=endpoint_environment(settings.to_json(), port, emulator.env, caller_arn)
+            [str(RUN_SH)], env=endpoint_environment(settings.to_json(), port, emulator.env, caller_arn, cache_path)
         )
         if not wait_ready(url, child):
             click.echo(f"the endpoint did not become ready on {url} (is the port free?)", err=True)
             raise SystemExit(1)
-        aliases = ", ".join(r.alias for r in settings.retrievers)
-        click.echo(f"Bedrock emulator  {emulator.url}  (delay {delay_ms:g} ms between events)")
-        click.echo(f"Endpoint          {url}  tenant {tenant_name} ({env_name}), knowledge bases: {aliases}")
-        click.echo(f"Caller            {caller_arn}  (user_context: {settings.user_context})")
-        click.echo("\nTry it (trace events arrive one by one):")
-        click.echo(
-            f"  curl -N -X POST {url}/v1/query -H 'content-type: application/json' \\\n"
-            '    -d \'{"question": "How do I rotate an API key?"}\''
-        )
-        click.echo("\nCtrl-C to stop.", nl=True)
-        sys.stdout.flush()
+        _banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path)
         while child.poll() is None:
             time.sleep(0.2)
         click.echo(f"the endpoint exited with status {child.returncode}", err=True)
@@ -127,3 +122,29 @@ def command(
         if child is not None:
             stop(child)
         emulator.stop()
+
+
+def _banner(
+    url: str,
+    emulator_url: str,
+    delay_ms: float,
+    tenant_name: str,
+    env_name: str,
+    settings: Any,
+    caller_arn: str,
+    cache_path: Path | None,
+) -> None:
+    """What runs where, and a request to try."""
+    aliases = ", ".join(r.alias for r in settings.retrievers)
+    click.echo(f"Bedrock emulator  {emulator_url}  (delay {delay_ms:g} ms between events)")
+    click.echo(f"Endpoint          {url}  tenant {tenant_name} ({env_name}), knowledge bases: {aliases}")
+    click.echo(f"Caller            {caller_arn}  (user_context: {settings.user_context})")
+    cache_line = f"on, {cache_path} (akb cache stats --local --tenant {tenant_name})" if cache_path else "off"
+    click.echo(f"Result cache      {cache_line}")
+    click.echo("\nTry it (trace events arrive one by one):")
+    click.echo(
+        f"  curl -N -X POST {url}/v1/query -H 'content-type: application/json' \\\n"
+        '    -d \'{"question": "How do I rotate an API key?"}\''
+    )
+    click.echo("\nCtrl-C to stop.", nl=True)
+    sys.stdout.flush()

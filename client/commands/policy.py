@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import json
 from pathlib import Path
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from client.options import config_option, env_option, load_or_exit
+
+if TYPE_CHECKING:
+    from schema import Environment, Project, Tenant
+    from schema.knowledge import KnowledgeBase
+
 
 # Why a session name is only a user id where the tenant vouches for it (docs/security.md, "Identity
 # for document ACLs"): whoever calls sts:AssumeRole chooses it unless the role's trust policy pins it.
@@ -38,9 +45,9 @@ LOG_KEY_NOTE = (
 )
 
 
-def user_context_review(tenant) -> dict:
+def user_context_review(tenant: Tenant) -> dict[str, Any]:
     """The tenant's user_context: whose session names become user ids (with the trust-policy caveat)."""
-    review: dict = {"mode": tenant.user_context}
+    review: dict[str, Any] = {"mode": tenant.user_context}
     if tenant.user_context == "none":
         return review
     session_roles = [invoker.arn for invoker in tenant.invokers if invoker.user_id_from_session_name]
@@ -59,9 +66,14 @@ def partition_for(region: str) -> str:
     return "aws"
 
 
-def review(project, tenant_name: str) -> dict:
+def review(project: Project, tenant_name: str) -> dict[str, Any]:
     """The execution role, the invoker policy and the URL permissions of one tenant, as dicts."""
-    from cdk_constructs.resource_names import endpoint_function_name, endpoint_log_group_name, invoke_policy_name
+    from cdk_constructs.resource_names import (
+        cache_table_name,
+        endpoint_function_name,
+        endpoint_log_group_name,
+        invoke_policy_name,
+    )
     from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
     from policies.invoker import invoker_policy, url_permissions
 
@@ -83,6 +95,10 @@ def review(project, tenant_name: str) -> dict:
             knowledge_base_arns=list(kb_arns.values()),
             log_group_arn=log_group_arn,
             guardrail_arn=arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None,
+            cache_table_arn=arn("dynamodb", f"table/{cache_table_name(project.env_name, tenant_name)}")
+            if tenant.cache is not None
+            else None,
+            tenant_name=tenant_name,
         )
     )
     sids = {statement["Sid"] for statement in role_policy["Statement"]}
@@ -113,7 +129,7 @@ def review(project, tenant_name: str) -> dict:
     }
 
 
-def _reader_roles(tenant, partition: str, account: str) -> list[str]:
+def _reader_roles(tenant: Tenant, partition: str, account: str) -> list[str]:
     """The roles the knowledge bases' resource policies admit: the endpoint's, and the MCP gateway's."""
     roles = [f"arn:{partition}:iam::{account}:role/<endpoint-role>"]
     if tenant.gateway is not None:
@@ -121,7 +137,7 @@ def _reader_roles(tenant, partition: str, account: str) -> list[str]:
     return roles
 
 
-def _gateway(project, tenant_name: str, partition: str, arn) -> dict:
+def _gateway(project: Project, tenant_name: str, partition: str, arn: Callable[[str, str], str]) -> dict[str, Any]:
     """The tenant's MCP gateway (policies/gateway_role.py): execution role and trust, interceptor role,
     who may invoke it, and how its interceptor decides whose documents a call reads."""
     from cdk_constructs.resource_names import endpoint_log_group_name
@@ -174,7 +190,7 @@ def _gateway(project, tenant_name: str, partition: str, arn) -> dict:
     }
 
 
-def _knowledge_base_policies(tenant, kb_arns: dict[str, str], reader_role_arns: list[str]) -> dict:
+def _knowledge_base_policies(tenant: Tenant, kb_arns: dict[str, str], reader_role_arns: list[str]) -> dict[str, Any]:
     """Each knowledge base's AWS::Bedrock::KnowledgeBasePolicy, as cdk_constructs/knowledge_base_policy.py builds it."""
     from policies.knowledge_base_access import KnowledgeBaseAccessInputs, knowledge_base_access_policy
 
@@ -192,7 +208,7 @@ def _knowledge_base_policies(tenant, kb_arns: dict[str, str], reader_role_arns: 
     }
 
 
-def _log_key_review(environment, log_group_arn: str) -> dict:
+def _log_key_review(environment: Environment, log_group_arn: str) -> dict[str, Any]:
     """With log_kms_key_arn: the statement its key policy must hold (the project cannot add it: the key is imported)."""
     if not environment.log_kms_key_arn:
         return {}
@@ -207,25 +223,13 @@ def _log_key_review(environment, log_group_arn: str) -> dict:
     }
 
 
-def _knowledge_base_role(kb, partition: str, region: str, account: str) -> dict:
-    """The service role of one knowledge base (policies/knowledge_base_role.py), mapped from its config
-    the way cdk_constructs/knowledge_base.py maps it; the tenant's generated bucket name is a placeholder."""
-    from policies.knowledge_base_role import (
-        KnowledgeBaseRoleInputs,
-        knowledge_base_role_policy,
-        knowledge_base_trust_policy,
-    )
+def _knowledge_base_role(kb: KnowledgeBase, partition: str, region: str, account: str) -> dict[str, Any]:
+    """The service role of one knowledge base, from the same builder the construct calls
+    (policies/knowledge_base_role.py); the tenant's generated bucket name is a placeholder."""
+    from policies.knowledge_base_role import inputs_for, knowledge_base_role_policy, knowledge_base_trust_policy
 
-    inputs = KnowledgeBaseRoleInputs(
-        partition=partition,
-        region=region,
-        account=account,
-        bucket_arns=kb.bucket_arns(f"arn:{partition}:s3:::<documents-bucket>"),
-        certificate_object_arns=kb.certificate_object_arns(partition),
-        secret_arns=kb.secret_arns(),
-        kms_key_arns=[kb.kms_key_arn] if kb.kms_key_arn else [],
-        embedding_model_arn=kb.embedding.model_arn,
-    )
+    documents = f"arn:{partition}:s3:::<documents-bucket>"
+    inputs = inputs_for(kb, partition=partition, region=region, account=account, documents_bucket_arn=documents)
     return {
         "trust": knowledge_base_trust_policy(partition, region, account),
         "policy": knowledge_base_role_policy(inputs),

@@ -1,4 +1,5 @@
-"""`akb validate`: check the config without synthesizing (same errors as `cdk synth`)."""
+"""`akb validate`: check the config without synthesizing (same errors as `cdk synth`: the schema, then
+the endpoint's Lambda limits that synth enforces, cdk_constructs/endpoint_limits.py)."""
 
 from __future__ import annotations
 
@@ -14,7 +15,7 @@ from client.options import config_option, env_option, load_or_exit
 @config_option
 def command(env_name: str, config_dir: Path) -> None:
     """Validate an environment's config and every tenant it deploys."""
-    project = load_or_exit(config_dir, env_name)
+    project = load_or_exit(config_dir, env_name, deploy_limits=True)  # everything synth would refuse
     tenants = ", ".join(project.tenants)
     click.echo(f"{config_dir}/environments/{env_name}.yaml: valid ({len(project.tenants)} tenants: {tenants})")
     if project.environment.log_kms_key_arn:

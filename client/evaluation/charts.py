@@ -14,7 +14,7 @@ def _title(report: dict[str, Any], text: str) -> str:
     return text + (" (local emulator, not Bedrock)" if report.get("disclaimer") else "")
 
 
-def _pyplot():
+def _pyplot() -> Any:  # matplotlib.pyplot, imported on first use (it takes most of a second)
     import matplotlib
 
     matplotlib.use("Agg")

@@ -130,7 +130,7 @@ def parse_item(data: Any, line: int) -> tuple[EvalItem | None, list[str]]:
         problems.append("documents: an unanswerable question has no gold evidence; remove documents and spans")
     if kind in TYPES and kind != "unanswerable" and not (documents or spans):
         problems.append("documents: an answerable question needs gold evidence (documents or spans)")
-    if problems:
+    if problems or not isinstance(question, str) or not isinstance(kind, str):  # the checks above, for mypy
         return None, problems
     return (
         EvalItem(

@@ -154,28 +154,50 @@ def classify(error: BaseException, alias_of: Mapping[str, str] | None = None) ->
     from botocore.exceptions import HTTPClientError, ReadTimeoutError
     from urllib3.exceptions import HTTPError as Urllib3Error
 
-    if isinstance(error, BotoConnectionError | ReadTimeoutError):
+    if is_connection_failure(error) or isinstance(error, BotoConnectionError | ReadTimeoutError):
         return replace(_UNREACHABLE, detail=str(error))
     if isinstance(error, HTTPClientError | Urllib3Error | OSError):
         return replace(_BROKEN, detail=str(error))
     return _INTERNAL
 
 
+def is_connection_failure(error: BaseException) -> bool:
+    """The call never got a byte of a response: refused, connect timeout, or closed before the
+    status line (botocore raises ConnectionClosedError only then: an overloaded listen backlog)."""
+    from botocore.exceptions import ConnectionClosedError, ConnectTimeoutError, EndpointConnectionError
+
+    return isinstance(error, EndpointConnectionError | ConnectTimeoutError | ConnectionClosedError)
+
+
 def is_retryable_before_first_byte(error: BaseException) -> bool:
-    return error_code_of(error) in RETRYABLE_BEFORE_FIRST_BYTE
+    return error_code_of(error) in RETRYABLE_BEFORE_FIRST_BYTE or is_connection_failure(error)
 
 
 def api_error_for(
     error: BaseException, retry_after_seconds: int, alias_of: Mapping[str, str] | None = None
 ) -> ApiError:
+    """`Retry-After` on every answer that retrying later can fix (429 throttled, 503 unreachable
+    or unavailable): the client's retry waits at least as long as the endpoint's own did."""
     failure = classify(error, alias_of)
-    headers = {"Retry-After": str(retry_after_seconds)} if failure.status == 429 else {}
+    headers = {"Retry-After": str(retry_after_seconds)} if failure.retryable and failure.status in (429, 503) else {}
     return ApiError(failure.status, failure.code, failure.message, headers, detail=failure.detail)
+
+
+# Mid-stream the HTTP status (and Retry-After) is long gone: the message says what happened to the
+# answer and what retrying means, instead of pointing at a delay nobody was given.
+_MID_STREAM_MESSAGES = {
+    "throttled": (
+        "Bedrock throttled the request after the answer had started streaming, so the answer is "
+        "incomplete; nothing was retried (the endpoint never retries once events were sent). "
+        "Retrying the whole request after a short wait (a few seconds) usually succeeds."
+    ),
+}
 
 
 def error_event_for(error: BaseException, alias_of: Mapping[str, str] | None = None) -> ErrorEvent:
     failure = classify(error, alias_of)
-    return ErrorEvent(code=failure.code, message=redact(failure.message, alias_of), retryable=failure.retryable)
+    message = _MID_STREAM_MESSAGES.get(failure.code, failure.message)
+    return ErrorEvent(code=failure.code, message=redact(message, alias_of), retryable=failure.retryable)
 
 
 def deadline_api_error(seconds: float) -> ApiError:

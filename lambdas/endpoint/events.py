@@ -3,15 +3,31 @@
 Every event is a small JSON object. SSE frames it as `event: <type>` + `data: <json>`; NDJSON as
 one `{"type": <type>, ...}` line. The field names below are the public contract (camelCase, as
 the HTTP API is).
+
+The events are dataclasses, which the service builds by the thousand without validation cost;
+pydantic is their deserialiser: the client rebuilds them from JSON through one `TypeAdapter` per
+type, which validates the nested items and ignores unknown fields (a newer server may add some).
+The adapters are built on first use, so the service's cold start never pays for them.
 """
 
 from __future__ import annotations
 
+import functools
 from dataclasses import asdict, dataclass, field
-from typing import Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar, Literal
 
-StopReason = Literal["complete", "error", "deadline", "client_closed"]
-STOP_REASONS: tuple[StopReason, ...] = ("complete", "error", "deadline", "client_closed")
+if TYPE_CHECKING:
+    from pydantic import TypeAdapter
+
+# `partial`: the stream ran to its end but some knowledge bases failed on the way (their aliases
+# are in `done.failedKnowledgeBases`, the failure in a FAILED trace): never reported as `complete`.
+# complete: the planner judged the evidence sufficient (or the mode has no planner); iteration_limit:
+# it used every allowed iteration without saying so, so the answer may be incomplete (stop_reason.py).
+StopReason = Literal["complete", "iteration_limit", "partial", "error", "deadline", "client_closed"]
+STOP_REASONS: tuple[StopReason, ...] = ("complete", "iteration_limit", "partial", "error", "deadline", "client_closed")
+# How the result cache took part (cache/): hit, miss (looked up, not found or not usable), bypass
+# (the request asked, or a version could not be read), off (no cache for this tenant or mode).
+CacheOutcome = Literal["hit", "miss", "bypass", "off"]
 
 
 @dataclass(frozen=True)
@@ -77,6 +93,9 @@ class TraceEvent:
     documentSources: list[str] = field(default_factory=list)  # the knowledge base of each of `documents`
     failures: list[str] = field(default_factory=list)
     guardrail: list[GuardrailWarning] = field(default_factory=list)
+    # Step `CacheHit` only: how old the served entry is, and the version its key was built with.
+    ageSeconds: int | None = None
+    keyVersion: str | None = None
     warnings: list[str] = field(default_factory=list)  # Bedrock's plain warning messages
     codeExecutions: list[CodeExecution] = field(default_factory=list)
     memoryRetrieves: list[MemoryRetrieve] = field(default_factory=list)
@@ -119,7 +138,8 @@ class ResultEvent:
     """The deduplicated results; `answer` repeats the text deltas so a late reader has it whole."""
 
     type: ClassVar[str] = "result"
-    results: list[ResultItem]
+    # Defaults where event_to_dict may leave a field out (empty list, None): decoding restores them.
+    results: list[ResultItem] = field(default_factory=list)
     answer: str | None = None
     citations: list[Citation] = field(default_factory=list)
     note: str | None = None
@@ -142,18 +162,24 @@ class DoneEvent:
     stopReason: StopReason
     iterations: int
     durationMs: int
-    timeToFirstEventMs: int | None
+    timeToFirstEventMs: int | None = None  # left out of the frame when no event came first
     mode: str = "agentic"
     estimatedCostUsd: float | None = None
     # True when the path taken was agentic with a CUSTOM planner: estimatedCostUsd then leaves out
     # the planner model's token cost (unknown to the endpoint) and covers the Retrieve calls only.
     estimatedCostExcludesPlannerModel: bool | None = None
+    cache: CacheOutcome | None = None
+    # True whenever stopReason is not `complete`: the answer and results may be missing parts.
+    partial: bool | None = None
+    failedKnowledgeBases: list[str] = field(default_factory=list)
     # The upstream result's nextToken: send it back as the request's `nextToken` for the next page.
     nextToken: str | None = None
 
 
 Event = TraceEvent | TextEvent | ResultEvent | ErrorEvent | DoneEvent
-EVENT_TYPES: dict[str, type] = {cls.type: cls for cls in (TraceEvent, TextEvent, ResultEvent, ErrorEvent, DoneEvent)}
+EVENT_TYPES: dict[str, type[Event]] = {
+    cls.type: cls for cls in (TraceEvent, TextEvent, ResultEvent, ErrorEvent, DoneEvent)
+}
 
 
 # Optional fields nested in results and trace details, left out when unset (older readers never see them).
@@ -186,20 +212,17 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 
 
 def event_from_dict(event_type: str, data: dict[str, Any]) -> Event:
-    """Rebuilds a typed event from its JSON body; unknown fields are ignored (forward compatible)."""
-    cls = EVENT_TYPES.get(event_type)
-    if cls is None:
+    """Rebuilds a typed event from its JSON body; unknown fields are ignored (forward compatible).
+
+    Raises ValueError (pydantic's ValidationError is one) when the body does not match the type.
+    """
+    if event_type not in EVENT_TYPES:
         raise ValueError(f"unknown event type '{event_type}'")
-    known = {name: data[name] for name in cls.__dataclass_fields__ if name in data}
-    if cls is TraceEvent:
-        known["subQueries"] = [SubQuery(**item) for item in known.get("subQueries", [])]
-        known["guardrail"] = [GuardrailWarning(**item) for item in known.get("guardrail", [])]
-        known["codeExecutions"] = [CodeExecution(**item) for item in known.get("codeExecutions", [])]
-        known["memoryRetrieves"] = [MemoryRetrieve(**item) for item in known.get("memoryRetrieves", [])]
-        known["retrievalSources"] = [RetrievalSource(**item) for item in known.get("retrievalSources", [])]
-        if known.get("appliedInstruction"):
-            known["appliedInstruction"] = AppliedInstruction(**known["appliedInstruction"])
-    elif cls is ResultEvent:
-        known["results"] = [ResultItem(**item) for item in known.get("results", [])]
-        known["citations"] = [Citation(**item) for item in known.get("citations", [])]
-    return cls(**known)
+    return _adapter(event_type).validate_python(data)
+
+
+@functools.cache
+def _adapter(event_type: str) -> TypeAdapter[Event]:
+    from pydantic import TypeAdapter  # the client's import, not the service's
+
+    return TypeAdapter(EVENT_TYPES[event_type])

@@ -8,6 +8,7 @@ the metadata-filtering guide (numbers for the range operators, lists for `in`/`n
 
 from __future__ import annotations
 
+import math
 from typing import Any
 
 ATTRIBUTE_OPERATORS = frozenset(
@@ -41,16 +42,19 @@ class FilterError(ValueError):
 
 
 def _is_scalar(value: Any) -> bool:
-    return isinstance(value, str | int | float | bool)
+    return isinstance(value, str | int | bool) or (isinstance(value, float) and math.isfinite(value))
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, int | float) and not isinstance(value, bool)
+    """A finite number: NaN and infinities (`1e999` parses as inf) have no place in a filter."""
+    if isinstance(value, float):
+        return math.isfinite(value)
+    return isinstance(value, int) and not isinstance(value, bool)
 
 
 def _check_value(operator: str, value: Any, path: str) -> None:
     if operator in _RANGE and not _is_number(value):
-        raise FilterError(f"{path}.value must be a number for {operator}")
+        raise FilterError(f"{path}.value must be a finite number for {operator}")
     if operator in _LISTS:
         if not isinstance(value, list) or not value or not all(_is_scalar(item) for item in value):
             raise FilterError(f"{path}.value must be a non-empty list of strings or numbers for {operator}")
@@ -58,7 +62,7 @@ def _check_value(operator: str, value: Any, path: str) -> None:
         if not isinstance(value, str):
             raise FilterError(f"{path}.value must be a string for {operator}")
     elif not _is_scalar(value):
-        raise FilterError(f"{path}.value must be a string, number or boolean for {operator}")
+        raise FilterError(f"{path}.value must be a string, finite number or boolean for {operator}")
 
 
 def _check(node: Any, path: str, depth: int, budget: list[int]) -> None:

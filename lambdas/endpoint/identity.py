@@ -25,7 +25,7 @@ ever an identity somebody vouches for; a caller never gets a user identity it ch
 Local mode (`AKB_LOCAL_MODE=1`, set only by `akb local` and tests) accepts a missing header and
 uses `AKB_LOCAL_CALLER_ARN` as the caller; a request may still send its own header to act as
 somebody else. Outside local mode a request without a verified caller gets 401.
-Local mode refuses to start inside Lambda (`AWS_LAMBDA_FUNCTION_NAME` set): there it would turn
+Local mode refuses to start inside Lambda (`AWS_LAMBDA_FUNCTION_NAME` present, even empty): there it would turn
 every unsigned-context request into the default caller, so a stray variable fails closed.
 """
 
@@ -51,7 +51,7 @@ def local_mode_enabled(environ: Mapping[str, str]) -> bool:
     """Whether `AKB_LOCAL_MODE=1`; raises RuntimeError if so inside a Lambda function (fail closed)."""
     if environ.get(LOCAL_MODE_ENV) != "1":
         return False
-    if environ.get(LAMBDA_MARKER_ENV):
+    if LAMBDA_MARKER_ENV in environ:  # present at all, even empty: fail closed
         raise RuntimeError(
             f"{LOCAL_MODE_ENV}=1 is set in Lambda function '{environ[LAMBDA_MARKER_ENV]}': local mode accepts "
             "requests without a verified caller and is for `akb local` and tests only; remove "

@@ -22,6 +22,16 @@ ERRORS = "Errors"
 DEADLINE_STOPS = "DeadlineStops"
 GUARDRAIL_INTERVENTIONS = "GuardrailInterventions"
 ESTIMATED_COST_USD = "EstimatedCostUSD"
+# The result cache (docs/cache.md), per request while the tenant's cache is on: 0 or 1 each, so a
+# Sum counts requests and hits / (hits + misses) is the hit rate.
+CACHE_HITS = "CacheHits"
+CACHE_MISSES = "CacheMisses"
+CACHE_BYPASS = "CacheBypass"
+STALE_REJECTED = "StaleRejected"  # an entry was found but made for another content version
+ACL_RECHECK_DENIED = "AclRecheckDenied"  # an entry was found but the access re-check did not allow it
+CACHE_HIT_LATENCY_MS = "CacheHitLatencyMs"  # duration of a request served from the cache
+# Emitted in a document of their own (cache/cache_metrics.py), only while the cache is on.
+CACHE_METRICS = (CACHE_HITS, CACHE_MISSES, CACHE_BYPASS, STALE_REJECTED, ACL_RECHECK_DENIED, CACHE_HIT_LATENCY_MS)
 
 # Amazon Bedrock's own knowledge-base metrics (per account and region; per knowledge base for
 # Retrieve). Ledger: docs/facts-and-decisions.md; sources: Bedrock user guide kb-managed-observability,
@@ -62,6 +72,12 @@ DIMENSION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
     DEADLINE_STOPS: TENANT_ONLY,
     GUARDRAIL_INTERVENTIONS: TENANT_ONLY,
     ESTIMATED_COST_USD: TENANT_ONLY,
+    CACHE_HITS: TENANT_ONLY,
+    CACHE_MISSES: TENANT_ONLY,
+    CACHE_BYPASS: TENANT_ONLY,
+    STALE_REJECTED: TENANT_ONLY,
+    ACL_RECHECK_DENIED: TENANT_ONLY,
+    CACHE_HIT_LATENCY_MS: TENANT_ONLY,
 }
 
 # Bedrock's series as AWS's sample reads them: (metric, Operation value or None) -> EXACTLY the

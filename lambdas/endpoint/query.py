@@ -6,13 +6,14 @@ module's job (request, identity, modes, relay, encoding, errors, logs, metrics).
 
 from __future__ import annotations
 
+import asyncio
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from starlette.requests import Request
+from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
@@ -20,13 +21,17 @@ from lambdas.endpoint import api_errors as errors
 from lambdas.endpoint import identity, modes
 from lambdas.endpoint import log_fields as lf
 from lambdas.endpoint import request_metrics as metrics
+from lambdas.endpoint.cache import cache_metrics, replay
+from lambdas.endpoint.cache.entry import EntryRecorder
+from lambdas.endpoint.cache.result_cache import Decision, ResultCache
 from lambdas.endpoint.encoding import Encoder, encoder_for
 from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, TraceEvent, event_to_dict
 from lambdas.endpoint.logs import RequestLog
 from lambdas.endpoint.relay import Item, Relay
-from lambdas.endpoint.request import Query, check_content_type, parse_query, too_large
+from lambdas.endpoint.request import Query, body_timeout, check_content_type, parse_query, too_large
 from lambdas.endpoint.retry import Backoff
 from lambdas.endpoint.settings import TenantSettings
+from lambdas.endpoint.stop_reason import StopReasonObserver
 from lambdas.endpoint.translate import RunStats, Translator
 from lambdas.endpoint.upstream import shared_client
 
@@ -44,6 +49,10 @@ class Service:
     client_factory: Callable[[], Any] = shared_client
     write_metrics: Callable[[str], None] = metrics.write_stdout
     backoff: Backoff = field(default_factory=Backoff)
+    cache: ResultCache | None = None  # the tenant's result cache (cache/), None when it is off
+    # A client gets this long to send the whole body once its request head is in (the head has its
+    # own bound: http_timeouts.py); a stalled upload holds nothing longer. 408 `body_timeout`.
+    body_timeout_seconds: float = 10.0
 
     def __post_init__(self) -> None:
         if self.settings.user_context not in identity.USER_CONTEXT_MODES:
@@ -64,16 +73,53 @@ def correlation_id(request: Request) -> str:
     return request_id or str(uuid.uuid4())
 
 
-async def _read_body(request: Request, limit: int) -> bytes:
+async def _read_body(request: Request, limit: int, seconds: float) -> bytes | None:
+    """The body, or None when the client hung up before sending all of it."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
         raise too_large(limit)
     body = bytearray()
-    async for chunk in request.stream():
-        body += chunk
-        if len(body) > limit:
-            raise too_large(limit)
+    try:
+        async with asyncio.timeout(seconds):
+            async for chunk in request.stream():
+                body += chunk
+                if len(body) > limit:
+                    raise too_large(limit)
+    except ClientDisconnect:
+        return None
+    except TimeoutError:
+        raise body_timeout(seconds) from None
     return bytes(body)
+
+
+async def _disconnected(request: Request) -> None:
+    """Returns once the client hangs up (the body has been read: nothing else can arrive)."""
+    while (await request.receive())["type"] != "http.disconnect":
+        pass
+
+
+async def _first_item(relay: Relay, request: Request) -> Item | None:
+    """The relay's first item, or None when the client hangs up first (the caller cancels)."""
+    first = asyncio.ensure_future(relay.next())
+    gone = asyncio.ensure_future(_disconnected(request))
+    try:
+        await asyncio.wait({first, gone}, return_when=asyncio.FIRST_COMPLETED)
+    finally:
+        gone.cancel()
+    if first.done():
+        return first.result()
+    first.cancel()
+    return None
+
+
+def _abandoned(log: RequestLog, started: float) -> Response:
+    """A client that hung up mid-upload: one structured record, no traceback, nobody to answer."""
+    log.info(
+        lf.EVENT_DONE,
+        **{lf.EVENT: lf.EVENT_DONE, lf.STOP_REASON: "client_closed", lf.DURATION_MS: _ms(started), lf.ITERATIONS: 0},
+        detail="the client closed the connection before sending the whole body",
+    )
+    return Response(status_code=400)
 
 
 def _ms(since: float) -> int:
@@ -94,7 +140,15 @@ class EventStreamResponse(StreamingResponse):
 class QueryRun:
     """One accepted query from the upstream call to the `done` event."""
 
-    def __init__(self, service: Service, query: Query, log: RequestLog, cid: str, started: float) -> None:
+    def __init__(
+        self,
+        service: Service,
+        query: Query,
+        log: RequestLog,
+        cid: str,
+        started: float,
+        cache: Decision | None = None,
+    ) -> None:
         self.service = service
         self.query = query
         self.log = log
@@ -104,6 +158,9 @@ class QueryRun:
         self.translator = Translator(service.alias_of, started)
         self.first_event_ms: int | None = None
         self.relay: Relay | None = None
+        self.stop = StopReasonObserver(query.max_agent_iteration)
+        self.cache = cache
+        self.recorder = EntryRecorder() if cache is not None and cache.outcome == "miss" else None
 
     @property
     def stats(self) -> RunStats:
@@ -113,7 +170,7 @@ class QueryRun:
         settings = self.service.settings
         request = self.mode.build_request(self.query, settings, user_id)
         self.relay = Relay(
-            lambda: self.mode.open(self.service.client_factory(), request, self.translator),
+            lambda policy: self.mode.open(self.service.client_factory(), request, self.translator, policy),
             deadline=self.started + settings.deadline_seconds,
             max_attempts=settings.upstream_max_attempts,
             should_retry=errors.is_retryable_before_first_byte,
@@ -128,6 +185,9 @@ class QueryRun:
     def _observe(self, event: Event) -> None:
         if self.first_event_ms is None:
             self.first_event_ms = _ms(self.started)
+        self.stop.observe(event)
+        if self.recorder is not None:
+            self.recorder.observe(event)
         if isinstance(event, TraceEvent):
             # One record per trace event: the sub-queries are what an audit needs to see. A
             # Retrieval step's start also names each sub-query on a record of its own (SUB_QUERY),
@@ -160,12 +220,16 @@ class QueryRun:
         return DoneEvent(
             requestId=self.cid,
             stopReason=stop_reason,  # type: ignore[arg-type]
+            # Anything short of the whole answer says so: never a partial answer that looks complete.
+            partial=True if stop_reason != "complete" else None,
+            failedKnowledgeBases=list(self.stats.failed_knowledge_bases),
             iterations=self.stats.iterations,
             durationMs=_ms(self.started),
             timeToFirstEventMs=self.first_event_ms,
             mode=self.stats.mode or self.query.mode,  # auto: the path it took
             estimatedCostUsd=self.mode.estimated_cost_usd(self.stats, self.service.settings),
             estimatedCostExcludesPlannerModel=self._cost_excludes_planner_model() or None,
+            cache=self.cache.outcome if self.cache is not None else "off",  # type: ignore[arg-type]
             nextToken=self.stats.next_token,
         )
 
@@ -174,24 +238,27 @@ class QueryRun:
         return taken == "agentic" and modes.load("agentic").excludes_planner_model_cost(self.service.settings)
 
     async def events(self, first: Item, encoder: Encoder) -> AsyncIterator[bytes]:
-        assert self.relay is not None
         relay = self.relay
+        if relay is None:
+            raise RuntimeError("events() runs only after start() opened the relay")
         stop_reason, error_code, finished = "complete", None, False
         try:
             item = first
             while item.kind == "event":
-                assert item.event is not None
-                self._observe(item.event)
-                yield encoder.encode(item.event)
+                event = item.event
+                if event is None:  # an "event" item always carries one; if not, end as an internal error
+                    raise RuntimeError("the relay yielded an event item without its event")
+                self._observe(event)
+                yield encoder.encode(event)
                 item = await relay.next()
             failure: ErrorEvent | None = None
             upstream_detail = None
             if item.kind == "error":
-                assert item.error is not None
-                failure = errors.error_event_for(item.error, self.service.alias_of)
-                upstream_detail = errors.classify(item.error).detail  # Bedrock's text, ARNs included: logs only
+                upstream = item.error or RuntimeError("the stream failed without an error")
+                failure = errors.error_event_for(upstream, self.service.alias_of)
+                upstream_detail = errors.classify(upstream).detail  # Bedrock's text, ARNs included: logs only
                 if failure.code == "internal":
-                    self.log.exception("stream failed", item.error)
+                    self.log.exception("stream failed", upstream)
             elif item.kind == "deadline":
                 relay.cancel()
                 failure = errors.deadline_event(self.service.settings.deadline_seconds)
@@ -202,8 +269,14 @@ class QueryRun:
                     lf.EVENT_ERROR, **{lf.EVENT: lf.EVENT_ERROR, lf.ERROR_CODE: failure.code}, detail=upstream_detail
                 )
                 yield encoder.encode(failure)
+            elif self.stats.sources_failed:
+                stop_reason = "partial"  # the stream ended, but some sources failed on the way
+            else:
+                stop_reason = self.stop.reason(self.stats.mode or self.query.mode)
             yield encoder.encode(self._done(stop_reason))
             finished = True
+            if self.recorder is not None:  # after `done` went out: the caller never waits for it
+                await asyncio.to_thread(self._store, stop_reason)
         except Exception:  # a bug of ours mid-stream: still end the stream properly, never a traceback
             self.log.exception("endpoint error while streaming")
             relay.cancel()
@@ -216,6 +289,16 @@ class QueryRun:
                 stop_reason = "client_closed"
                 relay.cancel()
             self.finish(stop_reason, error_code)
+
+    def _store(self, stop_reason: str) -> None:
+        cache, recorder = self.service.cache, self.recorder
+        if cache is None or self.cache is None or recorder is None:
+            return
+        mode = self.stats.mode or self.query.mode
+        if self.stats.next_token:  # a replayed page token would be stale or used: never store a paged answer
+            recorder.refused = recorder.refused or "the answer has more pages (nextToken)"
+        refusal = cache.store_result(self.cache, self.query, recorder, stop_reason, mode, self.stats.iterations)
+        self.log.info("cache store", stored=refusal is None, reason=refusal)
 
     def finish(self, stop_reason: str, error_code: str | None) -> None:
         duration = _ms(self.started)
@@ -239,6 +322,7 @@ class QueryRun:
             estimated_cost_usd=cost,
             estimated_cost_excludes_planner_model=self._cost_excludes_planner_model(),
             upstream_request_id=self.stats.upstream_request_id,
+            failed_knowledge_bases=list(self.stats.failed_knowledge_bases) or None,
         )
         metrics.emit(
             self.service.settings.tenant,
@@ -259,6 +343,53 @@ class QueryRun:
             ),
             self.service.write_metrics,
         )
+        tenant = self.service.settings.tenant
+        cache_metrics.emit(tenant, self.cid, self.cache, duration, self.service.write_metrics)
+
+
+async def _cache_lookup(service: Service, query: Query, user_id: str | None, log: RequestLog) -> Decision | None:
+    """The cache's decision for this request (None: the tenant has no cache), off the event loop."""
+    if service.cache is None:
+        return None
+    decision = await asyncio.to_thread(service.cache.decide, query, user_id, query.cache_bypass)
+    log.info(
+        "cache",
+        cache=decision.outcome,
+        reason=decision.reason,
+        lookup_ms=decision.lookup_ms,
+        stale=decision.stale,
+        acl_denied=decision.acl_denied,
+    )
+    return decision
+
+
+def _log_request(log: RequestLog, query: Query, user_id: str | None) -> None:
+    """The accepted request, one record (the question cut at 1,000 characters)."""
+    log.info(
+        lf.EVENT_REQUEST,
+        **{lf.EVENT: lf.EVENT_REQUEST},
+        mode=query.mode,
+        question=query.question[:1000],
+        messages=len(query.messages),
+        knowledge_bases=list(query.knowledge_bases),
+        max_agent_iteration=query.max_agent_iteration,
+        max_results=query.max_results,
+        generate_response=query.generate_response,
+        has_filter=query.filter is not None,
+        user_id=user_id,
+    )
+
+
+def _serve_hit(
+    service: Service, request: Request, decision: Decision, log: RequestLog, cid: str, started: float
+) -> Response:
+    """The same event contract as a run, from the stored entry (cache/replay.py)."""
+    encoder = encoder_for(request.headers.get("accept"))
+    return EventStreamResponse(
+        replay.hit_events(service.settings.tenant, service.write_metrics, decision, log, cid, started, encoder),
+        media_type=encoder.media_type,
+        headers={"Cache-Control": "no-cache", "X-Accel-Buffering": "no", "X-Request-Id": cid},
+    )
 
 
 def _rejected(service: Service, log: RequestLog, cid: str, started: float, error: errors.ApiError) -> Response:
@@ -297,41 +428,38 @@ async def handle_query(service: Service, request: Request) -> Response:
         )
         log.bind(**{lf.CALLER: caller.arn})
         check_content_type(request.headers.get("content-type"))
-        body = await _read_body(request, settings.max_body_bytes)
+        body = await _read_body(request, settings.max_body_bytes, service.body_timeout_seconds)
+        if body is None:
+            return _abandoned(log, started)
         query = parse_query(body, settings, modes.MODES)
         user_id = identity.resolve_user_id(
             settings.user_context, caller, query.user_id, settings.trusted_callers, settings.session_name_callers
         )
     except errors.ApiError as error:
         return _rejected(service, log, cid, started, error)
-    log.info(
-        lf.EVENT_REQUEST,
-        **{lf.EVENT: lf.EVENT_REQUEST},
-        mode=query.mode,
-        question=query.question[:1000],
-        messages=len(query.messages),
-        knowledge_bases=list(query.knowledge_bases),
-        max_agent_iteration=query.max_agent_iteration,
-        max_results=query.max_results,
-        generate_response=query.generate_response,
-        has_filter=query.filter is not None,
-        user_id=user_id,
-    )
-    run = QueryRun(service, query, log, cid, started)
+    _log_request(log, query, user_id)
+    decision = await _cache_lookup(service, query, user_id, log)
+    if decision is not None and decision.outcome == "hit":
+        return _serve_hit(service, request, decision, log, cid, started)
+    run = QueryRun(service, query, log, cid, started, decision)
     relay = run.start(user_id)
-    first = await relay.next()
+    first = await _first_item(relay, request)
+    if first is None:  # the client left before the first event: end the upstream call now
+        relay.cancel()
+        run.finish("client_closed", None)
+        return Response(status_code=400)
     if first.kind in ("error", "deadline"):
         relay.cancel()
         if first.kind == "deadline":
-            error = errors.deadline_api_error(settings.deadline_seconds)
+            rejection = errors.deadline_api_error(settings.deadline_seconds)
         else:
-            assert first.error is not None
-            error = errors.api_error_for(
-                first.error, service.backoff.retry_after_seconds(relay.attempts), service.alias_of
-            )
-            if error.code == "internal":
-                log.exception("upstream call failed", first.error)
-        return _rejected(service, log, cid, started, error)
+            # An "error" outcome carries its exception; were it missing, answer 500 rather than guess.
+            failure = first.error or RuntimeError("the upstream call failed without an error")
+            attempts = max(relay.attempts, relay.policy.attempts)
+            rejection = errors.api_error_for(failure, service.backoff.retry_after_seconds(attempts), service.alias_of)
+            if rejection.code == "internal":
+                log.exception("upstream call failed", failure)
+        return _rejected(service, log, cid, started, rejection)
     encoder = encoder_for(request.headers.get("accept"))
     return EventStreamResponse(
         run.events(first, encoder),

@@ -5,7 +5,9 @@ boto3's event stream blocks while it waits for the next event, so it is read on 
 exists (an async generator that iterated it directly would stall the loop and deliver
 everything at the end). The worker also opens the stream, with retries (retry.py), so the first
 event marks the point after which nothing is retried. `cancel()` closes the upstream from the
-loop's thread at once — a client that went away, or the deadline.
+loop's thread at once — a client that went away, or the deadline — also while the call is still
+waiting for Bedrock's response headers (upstream.CallScope), so neither the thread nor the socket
+outlives the request.
 """
 
 from __future__ import annotations
@@ -20,7 +22,8 @@ from typing import Any, Literal
 
 from lambdas.endpoint.events import Event
 from lambdas.endpoint.modes import Upstream
-from lambdas.endpoint.retry import Backoff, with_retries
+from lambdas.endpoint.retry import Backoff, RetryPolicy
+from lambdas.endpoint.upstream import CallScope, scoped
 
 _END = object()
 
@@ -39,7 +42,7 @@ DEADLINE = Item("deadline")
 class Relay:
     def __init__(
         self,
-        open_upstream: Callable[[], Upstream],
+        open_upstream: Callable[[RetryPolicy], Upstream],
         *,
         deadline: float,
         max_attempts: int,
@@ -49,11 +52,11 @@ class Relay:
     ) -> None:
         self._open_upstream = open_upstream
         self.deadline = deadline  # time.monotonic() value
-        self._max_attempts = max_attempts
-        self._should_retry = should_retry
         self.backoff = backoff or Backoff()
-        self._on_retry = on_retry
         self._cancelled = threading.Event()
+        # Shared with the mode: retrieve mode retries each knowledge base's call with it.
+        self.policy = RetryPolicy(max_attempts, deadline, self._cancelled, should_retry, self.backoff, on_retry)
+        self._scope = CallScope()
         self._queue: asyncio.Queue[Item] = asyncio.Queue()
         self._loop: asyncio.AbstractEventLoop | None = None
         self._lock = threading.Lock()
@@ -76,8 +79,10 @@ class Relay:
             return DEADLINE
 
     def cancel(self) -> None:
-        """Stops the worker and closes the upstream now (safe from any thread, any number of times)."""
+        """Stops the worker and closes the upstream now (safe from any thread, any number of times),
+        including a call still waiting for its response headers."""
         self._cancelled.set()
+        self._scope.cancel()
         with self._lock:
             upstream = self._upstream
         if upstream is not None:
@@ -96,7 +101,7 @@ class Relay:
 
     def _attempt(self) -> tuple[Upstream, Any, Any]:
         self.attempts += 1
-        upstream = self._open_upstream()
+        upstream = self._open_upstream(self.policy)
         with self._lock:
             self._upstream = upstream
         if self._cancelled.is_set():
@@ -112,15 +117,8 @@ class Relay:
     def _work(self) -> None:
         upstream: Upstream | None = None
         try:
-            upstream, iterator, first = with_retries(
-                self._attempt,
-                self._should_retry,
-                self._max_attempts,
-                self.deadline,
-                self._cancelled,
-                self.backoff,
-                self._on_retry,
-            )
+            with scoped(self._scope):
+                upstream, iterator, first = self.policy.run(self._attempt)
             if first is not _END:
                 self._put(Item("event", first))
                 for event in iterator:

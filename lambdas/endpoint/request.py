@@ -2,6 +2,9 @@
 
 Pydantic checks shapes and types (strict: `"3"` is not a number, unknown fields are errors so a
 typo or a spoofed `caller` never passes silently); the tenant's rules (aliases, caps) come after.
+Before pydantic, the JSON itself is held to RFC 8259 where Python's parser is lenient: UTF-8 only
+(json.loads would guess UTF-16/32), no NaN/Infinity (not JSON; they would reach Bedrock inside a
+filter), no key twice in one object (json.loads keeps the last, so two readers could disagree).
 Everything behind this module works on the plain `Query` dataclass.
 """
 
@@ -9,15 +12,19 @@ from __future__ import annotations
 
 import itertools
 import json
+import unicodedata
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Annotated, Any, Literal
+from typing import TYPE_CHECKING, Annotated, Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
 from lambdas.endpoint.api_errors import ApiError
 from lambdas.endpoint.filters import FilterError, validate_filter
 from lambdas.endpoint.settings import TenantSettings
+
+if TYPE_CHECKING:
+    from pydantic_core import ErrorDetails
 
 MAX_TEXT_CHARS = 10_000  # query text is at most 10,000 characters (docs/facts-and-decisions.md)
 MAX_MESSAGES = 50
@@ -52,6 +59,8 @@ class QueryBody(BaseModel):
     filter: dict[str, Any] | None = None
     mode: str | None = None  # None: the tenant's routing.default_mode (agentic unless changed)
     userId: Annotated[str, StringConstraints(min_length=1, max_length=MAX_USER_ID_CHARS)] | None = None
+    # "bypass": answer from the source and leave the tenant's result cache alone (docs/cache.md).
+    cache: Literal["bypass"] | None = None
     # The previous page's `done.nextToken`: fetch the next page of results for the same question.
     nextToken: (
         Annotated[str, StringConstraints(min_length=1, max_length=MAX_NEXT_TOKEN_CHARS, pattern=NEXT_TOKEN_PATTERN)]
@@ -61,8 +70,8 @@ class QueryBody(BaseModel):
     @field_validator("question")
     @classmethod
     def _not_blank(cls, value: str | None) -> str | None:
-        if value is not None and not value.strip():
-            raise ValueError("must not be blank")
+        if value is not None and not visible(value):
+            raise ValueError("must not be blank (whitespace, zero-width or control characters only)")
         return value
 
     @field_validator("messages")
@@ -75,9 +84,15 @@ class QueryBody(BaseModel):
                 raise ValueError("roles must alternate between user and assistant")
         if value[-1].role != "user":
             raise ValueError("the last message must be from the user")
-        if not value[-1].content.strip():
-            raise ValueError("the last message must not be blank")
+        if not visible(value[-1].content):
+            raise ValueError("the last message must not be blank (whitespace, zero-width or control characters only)")
         return value
+
+
+def visible(text: str) -> bool:
+    """Whether `text` has a character a reader can see: not whitespace, and not a format or control
+    character (zero-width space U+200B, joiners, BOM are category Cf; str.strip() keeps them)."""
+    return any(not char.isspace() and unicodedata.category(char) not in ("Cf", "Cc") for char in text)
 
 
 @dataclass(frozen=True)
@@ -92,6 +107,7 @@ class Query:
     filter: dict[str, Any] | None
     mode: str
     user_id: str | None  # as sent; identity.py decides whether it may be used
+    cache_bypass: bool = False  # the request asked not to use the result cache
     next_token: str | None = None  # agentic mode only: the page to fetch
 
     @property
@@ -113,7 +129,11 @@ def too_large(limit: int) -> ApiError:
     return ApiError(413, "body_too_large", f"the request body is larger than {limit} bytes")
 
 
-def _field_message(error: dict[str, Any]) -> str:
+def body_timeout(seconds: float) -> ApiError:
+    return ApiError(408, "body_timeout", f"the request body did not arrive within {seconds:g} s; send it at once")
+
+
+def _field_message(error: ErrorDetails) -> str:
     location = ".".join(str(part) for part in error["loc"]) or "body"
     if error["type"] == "extra_forbidden":
         allowed = ", ".join(QueryBody.model_fields)
@@ -122,9 +142,35 @@ def _field_message(error: dict[str, Any]) -> str:
     return f"field '{location}': {message}"
 
 
+class _DuplicateKey(ValueError):
+    pass
+
+
+def _no_constants(name: str) -> Any:
+    raise ApiError(400, "invalid_json", f"the body contains {name}, which is not JSON; send a finite number")
+
+
+def _unique_keys(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
+    seen: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in seen:
+            raise _DuplicateKey(key)
+        seen[key] = value
+    return seen
+
+
 def _load_json(body: bytes) -> dict[str, Any]:
     try:
-        data = json.loads(body)
+        # A NUL byte is never in UTF-8 JSON (control characters must be escaped): UTF-16/32 without a BOM.
+        text = body.decode("utf-8") if b"\x00" not in body else None
+    except UnicodeDecodeError:
+        text = None
+    if text is None:
+        raise ApiError(400, "invalid_encoding", "the body must be UTF-8 encoded JSON (RFC 8259)")
+    try:
+        data = json.loads(text, parse_constant=_no_constants, object_pairs_hook=_unique_keys)
+    except _DuplicateKey as error:
+        raise ApiError(400, "duplicate_key", f"the key '{error}' appears twice in one JSON object") from None
     except (ValueError, RecursionError):  # RecursionError: absurdly nested JSON
         raise ApiError(400, "invalid_json", "the body is not valid JSON") from None
     if not isinstance(data, dict):
@@ -165,7 +211,7 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -
         raise ApiError(400, "invalid_request", _field_message(error.errors()[0])) from None
     if (parsed.question is None) == (parsed.messages is None):
         raise ApiError(400, "invalid_request", "send exactly one of 'question' or 'messages'")
-    mode = parsed.mode or settings.routing.default_mode
+    mode = settings.routing.default_mode if parsed.mode is None else parsed.mode  # "" is a wrong mode, not none
     if mode not in modes:
         raise ApiError(400, "invalid_request", f"field 'mode': '{mode}' is not one of: {', '.join(sorted(modes))}")
     if parsed.nextToken is not None and mode != "agentic":
@@ -188,5 +234,6 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -
         filter=query_filter,
         mode=mode,
         user_id=parsed.userId,
+        cache_bypass=parsed.cache == "bypass",
         next_token=parsed.nextToken,
     )

@@ -39,7 +39,9 @@ def _provider(dimensions: dict[str, str]) -> Any:
     from aws_lambda_powertools.metrics import EphemeralMetrics  # instance-local: safe per request
 
     metrics = EphemeralMetrics(namespace=names.NAMESPACE)
-    metrics.service = None  # no implicit `service` dimension: dashboards read exactly these dimensions
+    # No implicit `service` dimension (powertools adds one only when `service` is truthy): dashboards
+    # read exactly these dimensions.
+    metrics.service = ""
     for name, value in dimensions.items():
         metrics.add_dimension(name=name, value=value)
     return metrics

@@ -12,7 +12,7 @@ import random
 import threading
 import time
 from collections.abc import Callable
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import TypeVar
 
 T = TypeVar("T")
@@ -58,3 +58,58 @@ def with_retries(
             if cancelled.wait(wait):
                 raise
     raise AssertionError("unreachable")  # pragma: no cover - the loop returns or raises
+
+
+_EXHAUSTED = "akb_retries_exhausted"
+
+
+def mark_exhausted(error: BaseException) -> BaseException:
+    """Flags an error whose call was already retried as far as the policy allows, so an outer
+    retry loop (the relay's, around a whole mode) does not multiply the attempts."""
+    setattr(error, _EXHAUSTED, True)
+    return error
+
+
+def is_exhausted(error: BaseException) -> bool:
+    return bool(getattr(error, _EXHAUSTED, False))
+
+
+@dataclass
+class RetryPolicy:
+    """The retry rules of one endpoint request, shared by every upstream call it makes.
+
+    The relay retries opening a stream with it; retrieve mode retries each knowledge base's
+    Retrieve with it. `attempts` is the most attempts any one call took (for Retry-After).
+    """
+
+    max_attempts: int
+    deadline: float  # time.monotonic() value
+    cancelled: threading.Event = field(default_factory=threading.Event)
+    should_retry: Callable[[BaseException], bool] = lambda error: False
+    backoff: Backoff = field(default_factory=Backoff)
+    on_retry: Callable[[int, BaseException], None] = lambda attempt, error: None
+    attempts: int = 0
+
+    def run(self, attempt: Callable[[], T]) -> T:
+        count = 0
+
+        def counted() -> T:
+            nonlocal count
+            count += 1
+            self.attempts = max(self.attempts, count)
+            return attempt()
+
+        return with_retries(
+            counted,
+            lambda error: not is_exhausted(error) and self.should_retry(error),
+            self.max_attempts,
+            self.deadline,
+            self.cancelled,
+            self.backoff,
+            self.on_retry,
+        )
+
+    @classmethod
+    def once(cls) -> RetryPolicy:
+        """One attempt, no retries (a mode called outside a request, as in unit tests)."""
+        return cls(max_attempts=1, deadline=math.inf)

@@ -3,18 +3,28 @@
 The stack renders `TenantSettings` to compact JSON in `AKB_TENANT_SETTINGS` (Lambda allows 4 KB of
 environment in total; the stack checks the size at synth). `akb local` builds the same object from
 the dev config and the emulator's knowledge-base ids. The service never reads config files.
+
+The settings are dataclasses that pydantic deserialises: `from_json` validates the whole document
+(nested retrievers and routing included) and refuses unknown fields, so a settings JSON this code
+does not understand stops the function at start-up instead of being half-read.
 """
 
 from __future__ import annotations
 
+import functools
 import json
 import os
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from pydantic import ConfigDict, TypeAdapter, with_config
+
+_STRICT = ConfigDict(extra="forbid")
+
 ENV_VAR = "AKB_TENANT_SETTINGS"
 
 
+@with_config(_STRICT)
 @dataclass(frozen=True)
 class Retriever:
     alias: str
@@ -22,6 +32,7 @@ class Retriever:
     description: str
 
 
+@with_config(_STRICT)
 @dataclass(frozen=True)
 class RoutingSettings:
     """Which path a question takes (`mode`), and the thresholds of the `auto` router (docs/routing.md).
@@ -40,6 +51,23 @@ class RoutingSettings:
     exploratory_to_agentic: bool = True
 
 
+@with_config(_STRICT)
+@dataclass(frozen=True)
+class CacheSettings:
+    """The tenant's result cache (docs/cache.md), rendered from its config's `cache:` block.
+
+    Absent (`TenantSettings.cache is None`) means off. Where entries live is not a setting: the
+    endpoint's environment names the DynamoDB table (AWS) or the SQLite file (`akb local`).
+    """
+
+    ttl_seconds: int = 3600  # fallback only: versions and ACLs invalidate first
+    max_entry_bytes: int = 200_000
+    modes: list[str] = field(default_factory=lambda: ["agentic", "retrieve", "auto"])
+    version_refresh_seconds: int = 60  # ListIngestionJobs at most this often per knowledge base
+    acl_knowledge_bases: list[str] = field(default_factory=list)  # aliases re-checked on a hit
+
+
+@with_config(_STRICT)
 @dataclass(frozen=True)
 class TenantSettings:
     tenant: str
@@ -69,6 +97,7 @@ class TenantSettings:
     # Attempts at opening the upstream stream (throttling and transient 5xx, before the first byte).
     upstream_max_attempts: int = 3
     routing: RoutingSettings = field(default_factory=RoutingSettings)
+    cache: CacheSettings | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:
@@ -76,10 +105,8 @@ class TenantSettings:
 
     @classmethod
     def from_json(cls, text: str) -> TenantSettings:
-        data = json.loads(text)
-        data["retrievers"] = [Retriever(**item) for item in data.get("retrievers", [])]
-        data["routing"] = RoutingSettings(**data.get("routing", {}))
-        return cls(**data)
+        """Raises ValueError (pydantic's ValidationError is one) naming each field that is wrong."""
+        return _settings_adapter().validate_json(text)
 
     @classmethod
     def from_environment(cls) -> TenantSettings:
@@ -90,3 +117,15 @@ class TenantSettings:
 
     def retriever(self, alias: str) -> Retriever | None:
         return next((item for item in self.retrievers if item.alias == alias), None)
+
+    def require_retriever(self, alias: str) -> Retriever:
+        """The retriever of an alias request.py already admitted; a miss is a bug, answered as a 500."""
+        retriever = self.retriever(alias)
+        if retriever is None:
+            raise LookupError(f"knowledge base alias '{alias}' is not one of the tenant's")
+        return retriever
+
+
+@functools.cache
+def _settings_adapter() -> TypeAdapter[TenantSettings]:
+    return TypeAdapter(TenantSettings)  # built once, when the function reads its settings

@@ -54,6 +54,15 @@ class RunStats:
     first_event_at: float | None = None  # monotonic
     upstream_request_id: str | None = None
     mode: str | None = None  # the path taken when it differs from the request's (auto -> retrieve | agentic)
+    failed_knowledge_bases: list[str] = field(default_factory=list)  # aliases whose retrieval failed
+    sources_failed: bool = False  # a retrieval failed (even one that named no knowledge base)
+
+    def knowledge_bases_failed(self, aliases: Iterable[str]) -> None:
+        self.sources_failed = True
+        for alias in aliases:
+            if alias not in self.failed_knowledge_bases:
+                self.failed_knowledge_bases.append(alias)
+
     next_token: str | None = None  # the result's nextToken: there is another page
 
 
@@ -246,6 +255,8 @@ class Translator:
         status = str(attributes.get("status", "UNKNOWN"))
         actions = self._actions(attributes.get("actions") or [])
         self._count_step(step, status, len(actions.sub_queries))
+        if step in RETRIEVAL_STEPS and status == "FAILED":  # a source ran out: the answer is partial
+            self.stats.knowledge_bases_failed(a for sub in actions.sub_queries for a in sub.knowledgeBases)
         guardrails, warnings = self._warnings(attributes, status)
         applied = attributes.get("appliedInstruction")
         return TraceEvent(

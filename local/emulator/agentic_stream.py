@@ -12,7 +12,7 @@ import itertools
 import re
 import time
 import uuid
-from collections.abc import Callable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,7 +193,7 @@ class AgenticRun:
 
     def _retrieval(
         self, step: str, query: str, retrievers: Sequence[Retriever], label: str, warnings: Any = None
-    ) -> Iterator[Any]:
+    ) -> Generator[StreamMessage, None, list[Hit]]:
         """IN_PROGRESS, then SUCCEEDED with the hits or FAILED with failures; returns the hits."""
         action = [_retrieve_action(query, retrievers)]
         yield self._trace(step, "IN_PROGRESS", f"Retrieving with {label}", actions=action)
@@ -258,7 +258,9 @@ class AgenticRun:
             appliedInstruction=self.applied_instruction,
         )
 
-    def _iteration(self, queries: Sequence[str], message: str, final: bool, expand: bool) -> Iterator[Any]:
+    def _iteration(
+        self, queries: Sequence[str], message: str, final: bool, expand: bool
+    ) -> Generator[StreamMessage, None, list[str]]:
         routes = [route(q, self.retrievers) for q in queries]
         yield from self._planning(message, queries, routes, final)
         read_for_leads: list[str] = []

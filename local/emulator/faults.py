@@ -1,19 +1,22 @@
 """Fault injection, so callers can test their handling of everything the real service can do to them.
 
-Counters are consumed by the requests they hit (`throttle_before: 2` fails the next two requests);
-stream faults (`error_after_events`, `drop_after_events`, `delay_first_ms`) apply to the next stream only; `delay_ms`
-stays until changed or reset. All of it is shared by the server's threads, hence the lock.
+Counters are consumed by the requests they hit (`throttle_before: 2` fails the next two requests;
+`disconnect_before: 2` closes the next two connections without an answer, as an overloaded server
+does); stream faults (`error_after_events`, `drop_after_events`, `delay_first_ms`) apply to the
+next stream only; `delay_ms` and `failing_knowledge_bases` (every Retrieve on those knowledge bases
+fails with the given error) stay until changed or reset. All of it is shared by the server's
+threads, hence the lock.
 """
 
 from __future__ import annotations
 
 import threading
-from dataclasses import asdict, dataclass
+from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from local.emulator.service_errors import ServiceError, shape_name
 
-_COUNTERS = ("throttle_before", "error_before", "fail_retrievals")
+_COUNTERS = ("throttle_before", "error_before", "fail_retrievals", "disconnect_before")
 _OPTIONAL_COUNTS = ("error_after_events", "drop_after_events")
 KNOWN_KEYS = frozenset(
     {
@@ -23,6 +26,7 @@ KNOWN_KEYS = frozenset(
         "error_type",
         "error_message",
         "error_before_type",
+        "failing_knowledge_bases",
         "instruction_inactive",
         *_COUNTERS,
         *_OPTIONAL_COUNTS,
@@ -37,6 +41,8 @@ class _State:
     error_before: int = 0
     error_before_type: str = "InternalServerException"
     fail_retrievals: int = 0
+    disconnect_before: int = 0
+    failing_knowledge_bases: dict[str, str] = field(default_factory=dict)  # kb id -> error shape name
     error_after_events: int | None = None
     error_type: str = "InternalServerException"
     error_message: str | None = None
@@ -71,6 +77,12 @@ def _milliseconds(spec: dict[str, Any], key: str) -> float:
     return float(value)
 
 
+def _failing(value: Any) -> dict[str, str]:
+    if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
+        raise ValueError("failing_knowledge_bases must map knowledge base ids to error types")
+    return {key: shape_name(str(error)) for key, error in value.items()}
+
+
 class Faults:
     def __init__(self, delay_ms: float) -> None:
         self._default_delay_ms = float(delay_ms)
@@ -99,6 +111,8 @@ class Faults:
             for key in ("error_type", "error_before_type"):
                 if key in spec:
                     setattr(state, key, shape_name(str(spec[key])))
+            if "failing_knowledge_bases" in spec:
+                state.failing_knowledge_bases = _failing(spec["failing_knowledge_bases"])
             if "instruction_inactive" in spec:
                 if not isinstance(spec["instruction_inactive"], bool):
                     raise ValueError("instruction_inactive must be true or false")
@@ -123,6 +137,20 @@ class Faults:
                 code = self._state.error_before_type
                 return ServiceError(code, self._state.error_message or f"{code} (injected fault)")
             return None
+
+    def take_disconnect(self) -> bool:
+        """Whether the current request's connection must be closed without any answer."""
+        with self._lock:
+            if self._state.disconnect_before:
+                self._state.disconnect_before -= 1
+                return True
+            return False
+
+    def knowledge_base_error(self, kb_id: str) -> ServiceError | None:
+        """The error every Retrieve on `kb_id` fails with, if `failing_knowledge_bases` names it."""
+        with self._lock:
+            code = self._state.failing_knowledge_bases.get(kb_id)
+        return ServiceError(code, f"{code} on knowledge base {kb_id} (injected fault)") if code else None
 
     def inactive_instruction_error(self, body: dict[str, Any]) -> ServiceError | None:
         """The failure of a request naming a retrieval instruction that is not ACTIVE yet.

@@ -12,6 +12,7 @@ from local.emulator.server import EmulatorServer, EmulatorState
 
 DEFAULT_DELAY_MS = 20.0
 ENDPOINT_ENV = "AWS_ENDPOINT_URL_BEDROCK_AGENT_RUNTIME"
+AGENT_ENDPOINT_ENV = "AWS_ENDPOINT_URL_BEDROCK_AGENT"  # ingestion jobs (the result cache's content versions)
 
 
 class EmulatorHandle:
@@ -29,15 +30,20 @@ class EmulatorHandle:
     @property
     def env(self) -> dict[str, str]:
         """Environment that points an unmodified boto3 at this emulator."""
-        return {ENDPOINT_ENV: self.url, "AWS_ACCESS_KEY_ID": "x", "AWS_SECRET_ACCESS_KEY": "x"}
+        return {
+            ENDPOINT_ENV: self.url,
+            AGENT_ENDPOINT_ENV: self.url,
+            "AWS_ACCESS_KEY_ID": "x",
+            "AWS_SECRET_ACCESS_KEY": "x",
+        }
 
-    def client(self, **config: Any) -> Any:
-        """A bedrock-agent-runtime boto3 client for this emulator; `config` goes to botocore's Config."""
+    def client(self, service: str = "bedrock-agent-runtime", **config: Any) -> Any:
+        """A boto3 client (bedrock-agent-runtime or bedrock-agent) for this emulator; `config`: botocore Config."""
         import boto3
         from botocore.config import Config
 
         return boto3.client(
-            "bedrock-agent-runtime",
+            service,
             endpoint_url=self.url,
             region_name="us-west-2",
             aws_access_key_id="x",
@@ -49,9 +55,19 @@ class EmulatorHandle:
     def set_faults(self, **spec: Any) -> dict[str, Any]:
         return self._server.state.faults.configure(spec)
 
+    def complete_ingestion(self, knowledge_base_id: str) -> dict[str, Any]:
+        """Completes the knowledge base's ingestion (starting a job if none runs): a new content version."""
+        return self._server.state.ingestion.complete(knowledge_base_id)
+
+    def set_acl(self, knowledge_base_id: str, document_id: str, users: list[str] | None) -> dict[str, Any]:
+        """Replaces a document's ingested ACL (None: no ACL); retrieval and CheckIngestedDocumentAcl follow it."""
+        return self._server.state.ingestion.set_acl(knowledge_base_id, document_id, users)
+
     def reset(self) -> None:
-        """Clears faults (back to the start-up delay), the request journal and the stream records."""
+        """Clears faults (back to the start-up delay), the request journal, the stream records and ACL changes."""
         self._server.state.faults.configure({"reset": True})
+        for index in self._server.state.indexes.values():
+            index.reset_acls()
         self._server.state.journal.clear_requests()
         self._server.state.journal.clear_streams()
 

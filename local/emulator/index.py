@@ -41,6 +41,8 @@ class KnowledgeBaseIndex:
             (document, chunk) for document in kb.documents.values() for chunk in document.chunks
         ]
         self._lock = threading.Lock()
+        # Ingested ACLs changed after start-up (ingestion.py's control call): document id -> users.
+        self._acl: dict[str, frozenset[str] | None] = {}
         self._bm25: bm25s.BM25 | None = None
         if self._entries:
             corpus_tokens = [tokenize(chunk.text) or ["_empty_"] for _, chunk in self._entries]
@@ -62,12 +64,26 @@ class KnowledgeBaseIndex:
             if score <= 0 or len(hits) >= limit:
                 break
             document, chunk = self._entries[position]
-            if not document.visible_to(user_id):
+            if not self.visible(document, user_id):
                 continue
             hit = Hit(self.kb, document, chunk, score)
             if where is None or matches(where, hit.metadata):
                 hits.append(hit)
         return hits
+
+    def visible(self, document: Document, user_id: str | None) -> bool:
+        """The document's ACL as ingested now: its side file, unless a control call replaced it."""
+        if document.document_id not in self._acl:
+            return document.visible_to(user_id)
+        users = self._acl[document.document_id]
+        return users is None or (user_id is not None and user_id in users)
+
+    def set_allowed_users(self, document_id: str, users: frozenset[str] | None) -> None:
+        self._acl[document_id] = users
+
+    def reset_acls(self) -> None:
+        """Back to the ACL side files of the corpus."""
+        self._acl.clear()
 
     def document_hits(self, document_id: str) -> list[Hit]:
         """Every chunk of one document, in order (what FullDocumentExpansion reads)."""

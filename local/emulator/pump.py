@@ -21,8 +21,9 @@ class End(Enum):
 
 
 def _raise_in_stream(faults: StreamFaults, record: StreamRecord, write: Callable[[bytes], None]) -> End:
-    assert faults.error is not None
     error = faults.error
+    if error is None:  # called only when a stream error is configured
+        raise ValueError("no stream error configured to raise")
     write(StreamMessage("exception", error.stream_member, {"message": error.message}).encode())
     record.outcome = f"exception:{error.stream_member}"
     return End.COMPLETED

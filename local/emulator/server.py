@@ -2,7 +2,10 @@
 
 A stdlib ThreadingHTTPServer with hand-written chunked encoding: every event is one chunk written
 straight to the socket (no buffering layer to defeat), and a failed write or a readable-at-EOF
-socket tells us the client has gone.
+socket tells us the client has gone. Request bodies come with Content-Length or chunked
+(`Transfer-Encoding: chunked`, decoded here: http.server leaves that to the handler), bounded by
+MAX_BODY_BYTES either way. The listen backlog is LISTEN_BACKLOG, not socketserver's 5: a burst of
+hundreds of connections must queue, not be reset before the server ever sees them.
 """
 
 from __future__ import annotations
@@ -14,6 +17,7 @@ import re
 import select
 import socket
 import threading
+import time
 import uuid
 from collections.abc import Callable, Mapping
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
@@ -24,17 +28,32 @@ from local.emulator.agentic_stream import AgenticRun
 from local.emulator.corpus import KnowledgeBase
 from local.emulator.faults import Faults
 from local.emulator.index import KnowledgeBaseIndex
+from local.emulator.ingestion import Ingestion
 from local.emulator.journal import Journal
 from local.emulator.pages import Pages
 from local.emulator.pump import End, pump
 from local.emulator.retrieve_api import run_retrieve
 from local.emulator.service_errors import ServiceError
-from local.emulator.validation import validate_agentic, validate_retrieve
+from local.emulator.validation import knowledge_base_id_from, validate_agentic, validate_retrieve
 
 log = logging.getLogger("local.emulator")
 
 MAX_BODY_BYTES = 5 * 1024 * 1024
+# Pending connections the kernel queues before accept() (Linux caps it at net.core.somaxconn, 4096
+# by default since 5.4); socketserver's default of 5 resets connections under a burst of streams.
+LISTEN_BACKLOG = 1024
+_POLL_SECONDS = 0.05  # how often a held response (delay_first_ms) checks that its client is still there
 _RETRIEVE_PATH = re.compile(r"^/knowledgebases/([^/]+)/retrieve$")
+# bedrock-agent's data sources and ingestion jobs, and bedrock-agent-runtime's ACL check
+# (request URIs from botocore's service models; ingestion.py).
+_KB = r"^/knowledgebases/([^/]+)/datasources"
+_CONTROL_PLANE: tuple[tuple[str, re.Pattern[str], str], ...] = (
+    ("POST", re.compile(_KB + r"/?$"), "list_data_sources"),
+    ("POST", re.compile(_KB + r"/([^/]+)/ingestionjobs/?$"), "list_jobs"),
+    ("PUT", re.compile(_KB + r"/([^/]+)/ingestionjobs/?$"), "start_job"),
+    ("GET", re.compile(_KB + r"/([^/]+)/ingestionjobs/([^/]+)$"), "get_job"),
+    ("POST", re.compile(_KB + r"/([^/]+)/check-ingested-document-acl$"), "check_acl"),
+)
 
 
 class EmulatorState:
@@ -45,6 +64,7 @@ class EmulatorState:
         self.indexes = {kb_id: KnowledgeBaseIndex(kb) for kb_id, kb in knowledge_bases.items()}
         self.faults = Faults(delay_ms)
         self.journal = Journal()
+        self.ingestion = Ingestion(knowledge_bases, self.indexes)
         self.pages = Pages()
         self.stopping = threading.Event()
 
@@ -62,8 +82,27 @@ class EmulatorState:
         ]
 
 
+_WITH_BODY = ("list_jobs", "start_job", "check_acl")
+
+
 class _BadRequest(Exception):
     """A control-API request the emulator cannot apply (HTTP 400, not an AWS error)."""
+
+
+class _HangUp(Exception):
+    """Close the connection without any answer (the `disconnect_before` fault)."""
+
+
+def _too_deep() -> ServiceError:
+    return ServiceError("ValidationException", "The request body nests too deeply")
+
+
+def _json_body(raw: bytes) -> Any:
+    """The parsed body; ValueError for anything that is not JSON, including absurd nesting."""
+    try:
+        return json.loads(raw)
+    except RecursionError:  # thousands of nested brackets: a client error, never a 500
+        raise ValueError("The request body nests too deeply") from None
 
 
 class Handler(BaseHTTPRequestHandler):
@@ -90,6 +129,8 @@ class Handler(BaseHTTPRequestHandler):
         return self.server.state
 
     def _read_body(self) -> bytes:
+        if "chunked" in (self.headers.get("Transfer-Encoding") or "").lower():
+            return self._read_chunked()
         try:
             length = int(self.headers.get("Content-Length") or 0)
         except ValueError:
@@ -98,6 +139,25 @@ class Handler(BaseHTTPRequestHandler):
             self.close_connection = True
             raise ServiceError("ValidationException", "Invalid or too large Content-Length")
         return self.rfile.read(length) if length else b""
+
+    def _read_chunked(self) -> bytes:
+        """A chunked body (RFC 9112 section 7.1): hex size line, data, CRLF; a 0 chunk, then trailers."""
+        body = bytearray()
+        while True:
+            size_line = self.rfile.readline(1026).split(b";", 1)[0].strip()
+            try:
+                size = int(size_line, 16)
+            except ValueError:
+                size = -1
+            if size < 0 or len(body) + size > MAX_BODY_BYTES:
+                self.close_connection = True  # the rest of the body cannot be found: drop the connection
+                raise ServiceError("ValidationException", "Invalid chunked body or body too large")
+            if size == 0:
+                while self.rfile.readline(8194) not in (b"\r\n", b"\n", b""):
+                    pass  # trailer fields: ignored
+                return bytes(body)
+            body += self.rfile.read(size)
+            self.rfile.readline(3)  # the CRLF after the chunk's data
 
     def _send(self, status: int, body: Any, headers: Mapping[str, str] | None = None) -> None:
         raw = json.dumps(body).encode("utf-8")
@@ -120,6 +180,7 @@ class Handler(BaseHTTPRequestHandler):
             route = routes.get(path)
             if route is None and self.command == "POST" and _RETRIEVE_PATH.match(path):
                 route = self._retrieve
+            route = route or self._control_plane(path)
             if route is None:
                 self._read_body()
                 self._send(
@@ -131,6 +192,8 @@ class Handler(BaseHTTPRequestHandler):
             route()
         except ServiceError as error:
             self._send_error(error)
+        except _HangUp:
+            self._hang_up()
         except _BadRequest as error:
             self._send(400, {"message": str(error)})
         except (BrokenPipeError, ConnectionResetError):
@@ -156,15 +219,62 @@ class Handler(BaseHTTPRequestHandler):
         self._dispatch({"/_emulator/requests": self._clear_requests, "/_emulator/streams": self._clear_streams})
 
     def do_POST(self) -> None:
-        self._dispatch({"/agenticRetrieveStream": self._agentic, "/_emulator/faults": self._faults})
+        self._dispatch(
+            {
+                "/agenticRetrieveStream": self._agentic,
+                "/_emulator/faults": self._faults,
+                "/_emulator/ingestion/complete": self._complete_ingestion,
+                "/_emulator/acl": self._set_acl,
+            }
+        )
 
     def do_PUT(self) -> None:
         self._dispatch({})
 
+    def _control_plane(self, path: str) -> Callable[[], None] | None:
+        """The ingestion-job and ACL-check routes; they never consume armed stream faults."""
+        for method, pattern, operation in _CONTROL_PLANE:
+            match = pattern.match(path)
+            if match and self.command == method:
+                ids = [unquote(group) for group in match.groups()]
+
+                def route(operation: str = operation, ids: list[str] = ids) -> None:
+                    body = self._control_body(record=True)
+                    handler = getattr(self.state.ingestion, operation)
+                    status = 202 if operation == "start_job" else 200  # StartIngestionJob answers 202
+                    self._send(status, handler(*ids, body) if operation in _WITH_BODY else handler(*ids))
+
+                return route
+        return None
+
+    def _control_body(self, record: bool = False) -> Any:
+        raw = self._read_body()
+        try:
+            body = json.loads(raw) if raw else {}
+        except (ValueError, UnicodeDecodeError):
+            raise ServiceError("ValidationException", "The request body is not valid JSON") from None
+        if record:
+            self.state.journal.record_request(self.command, urlsplit(self.path).path, dict(self.headers), body)
+        if not isinstance(body, dict):
+            raise ServiceError("ValidationException", "The request body must be a JSON object")
+        return body
+
+    def _complete_ingestion(self) -> None:
+        body = self._control_body()
+        self._send(200, self.state.ingestion.complete(str(body.get("knowledgeBaseId"))))
+
+    def _set_acl(self) -> None:
+        body = self._control_body()
+        users = body.get("users")
+        if users is not None and not (isinstance(users, list) and all(isinstance(u, str) for u in users)):
+            raise _BadRequest('"users" must be a list of user ids, or null for no ACL')
+        kb_id, document_id = str(body.get("knowledgeBaseId")), str(body.get("documentId"))
+        self._send(200, self.state.ingestion.set_acl(kb_id, document_id, users))
+
     # -- control API --------------------------------------------------------------------------
     def _faults(self) -> None:
         try:
-            spec = json.loads(self._read_body() or b"{}")
+            spec = _json_body(self._read_body() or b"{}")
             self._send(200, self.state.faults.configure(spec))
         except ValueError as error:  # JSONDecodeError is a ValueError too
             raise _BadRequest(str(error)) from None
@@ -182,10 +292,12 @@ class Handler(BaseHTTPRequestHandler):
         """Reads and journals the request, then applies any armed pre-stream fault."""
         raw = self._read_body()
         try:
-            body: Any = json.loads(raw) if raw else {}
-        except (ValueError, UnicodeDecodeError):
+            body: Any = _json_body(raw) if raw else {}
+        except ValueError:  # UnicodeDecodeError is a ValueError too
             body = raw.decode("utf-8", errors="replace")
         seq = self.state.journal.record_request(self.command, urlsplit(self.path).path, dict(self.headers), body)
+        if self.state.faults.take_disconnect():
+            raise _HangUp
         error = self.state.faults.take_pre_stream_error()
         if error:
             raise error
@@ -195,23 +307,38 @@ class Handler(BaseHTTPRequestHandler):
 
     def _retrieve(self) -> None:
         match = _RETRIEVE_PATH.match(urlsplit(self.path).path)
-        assert match is not None
+        if match is None:  # _dispatch routes only matching paths here
+            raise ServiceError("ValidationException", "not a knowledge base retrieve path")
         kb_identifier = unquote(match.group(1))
         _, body = self._accept()
-        validate_retrieve(body, kb_identifier, self.state.indexes)
+        try:
+            validate_retrieve(body, kb_identifier, self.state.indexes)
+        except RecursionError:  # a filter nested hundreds deep: the model's shapes are recursive
+            raise _too_deep() from None
+        failing = self.state.faults.knowledge_base_error(knowledge_base_id_from(kb_identifier))
+        if failing:
+            raise failing
         self._send(200, run_retrieve(body, kb_identifier, self.state.indexes))
 
     def _agentic(self) -> None:
         seq, body = self._accept()
-        validate_agentic(body, self.state.indexes)
+        try:
+            validate_agentic(body, self.state.indexes)
+        except RecursionError:  # a filter nested hundreds deep: the model's shapes are recursive
+            raise _too_deep() from None
         inactive = self.state.faults.inactive_instruction_error(body)
         if inactive:
             raise inactive
         run = AgenticRun(body, self.state.indexes, self.state.faults.take_retrieval_failure, self.state.pages)
         faults = self.state.faults.take_stream_faults()
         record = self.state.journal.open_stream(seq, tcp_nodelay=self.tcp_nodelay)
-        # delay_first_ms: nothing on the wire yet; the pump then notices a client that gave up waiting.
-        self.state.stopping.wait(faults.delay_first_seconds)
+        # delay_first_ms: nothing on the wire yet; a client that gives up waiting ends the stream here.
+        if not self._hold(faults.delay_first_seconds):
+            record.closed_by_client = True
+            record.outcome = "client_closed"
+            record.finished = True
+            self._hang_up()
+            return
         self.send_response(200)
         self.send_header("Content-Type", "application/vnd.amazon.eventstream")
         self.send_header("Transfer-Encoding", "chunked")
@@ -226,6 +353,16 @@ class Handler(BaseHTTPRequestHandler):
                 record.closed_by_client = True
                 record.outcome = "client_closed"
         self._hang_up()
+
+    def _hold(self, seconds: float) -> bool:
+        """Waits `seconds` before answering; False as soon as the client has gone (or the server stops)."""
+        deadline = time.monotonic() + seconds
+        while (left := deadline - time.monotonic()) > 0:
+            if self._client_gone():
+                return False
+            if self.state.stopping.wait(min(_POLL_SECONDS, left)):
+                return True  # stopping: the pump ends the stream at its first event
+        return True
 
     def _write_chunk(self, data: bytes) -> None:
         self.wfile.write(b"%X\r\n%s\r\n" % (len(data), data))
@@ -247,6 +384,7 @@ class Handler(BaseHTTPRequestHandler):
 class EmulatorServer(ThreadingHTTPServer):
     daemon_threads = True
     block_on_close = False
+    request_queue_size = LISTEN_BACKLOG  # socketserver passes it to listen()
 
     def __init__(self, port: int, state: EmulatorState) -> None:
         self.state = state

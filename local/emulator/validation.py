@@ -61,7 +61,7 @@ def _check_shape(shape: Any, value: Any, path: str) -> None:
     if shape.metadata.get("document"):
         return
     kinds = _JSON_TYPES.get(shape.type_name, (object,))
-    if (isinstance(value, bool) and bool not in kinds) or not isinstance(value, kinds):
+    if not _of_kind(value, kinds):
         raise _fail(path, f"Member must be of type {shape.type_name}", value)
     meta = shape.metadata
     size = len(value) if isinstance(value, str | list | dict) else value
@@ -85,6 +85,11 @@ def _check_shape(shape: Any, value: Any, path: str) -> None:
     elif shape.type_name == "map":
         for key, item in value.items():
             _check_shape(shape.value, item, f"{path}.{key}")
+
+
+def _of_kind(value: object, kinds: tuple[type, ...]) -> bool:
+    """JSON's type check: a bool is not a number unless the shape says boolean."""
+    return isinstance(value, kinds) and not (isinstance(value, bool) and bool not in kinds)
 
 
 def _check_structure(shape: Any, value: dict[str, Any], path: str) -> None:

@@ -102,14 +102,3 @@ def test_no_bucket_is_created_when_no_source_reads_it():
     stack = tenant_stack("acme", knowledge_bases=wiki_only)
     assert stack.documents_bucket is None
     Template.from_stack(stack).resource_count_is("AWS::S3::Bucket", 0)
-
-
-def test_grant_upload_allows_put_under_the_prefix_only():
-    stack = probe_stack()
-    bucket = DocumentBucket(stack, "Documents", removal_policy=cdk.RemovalPolicy.RETAIN)
-    role = cdk.aws_iam.Role(stack, "Uploader", assumed_by=cdk.aws_iam.AccountRootPrincipal())
-    bucket.grant_upload(role, "docs/")
-    (policy,) = Template.from_stack(stack).find_resources("AWS::IAM::Policy").values()
-    (statement,) = policy["Properties"]["PolicyDocument"]["Statement"]
-    assert statement["Resource"]["Fn::Join"][1][-1] == "/docs/*"
-    assert "s3:DeleteObject*" not in statement["Action"]

@@ -82,8 +82,9 @@ def test_botocore_models_are_pruned_to_the_kept_services(asset):
 
 
 def test_every_boto3_client_the_service_creates_keeps_its_model():
-    pattern = re.compile(r"""\bclient\(\s*["']([a-z0-9-]+)["']""")
+    pattern = re.compile(r"""(?:\b|lazy_)client\(\s*["']([a-z0-9-]+)["']""")
     assert pattern.findall('boto3.client("bedrock-agent-runtime", config=c)') == ["bedrock-agent-runtime"]
+    assert pattern.findall('lazy_client("dynamodb", CONFIG)') == ["dynamodb"]
     used = {
         name for source in package_sources() if source.suffix == ".py" for name in pattern.findall(source.read_text())
     }

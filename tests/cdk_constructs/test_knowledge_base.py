@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import aws_cdk as cdk
 import pytest
-from aws_cdk import aws_iam as iam
 from aws_cdk.assertions import Match, Template
 
 from cdk_constructs.document_bucket import DocumentBucket
@@ -124,44 +123,6 @@ def test_custom_embedding_and_kms_key_reach_the_resource_and_the_role():
             }
         },
     )
-
-
-def test_grant_retrieve_allows_retrieve_and_document_content_on_this_knowledge_base_only():
-    stack, kb = _probe_kb(_kb_config())
-    role = iam.Role(stack, "Caller", assumed_by=iam.AccountRootPrincipal())
-    kb.grant_retrieve(role)
-    template = Template.from_stack(stack)
-    kb_id = stack.get_logical_id(kb.resource)
-    template.has_resource_properties(
-        "AWS::IAM::Policy",
-        {
-            "Roles": [{"Ref": stack.get_logical_id(role.node.default_child)}],
-            "PolicyDocument": {
-                "Statement": [
-                    {
-                        "Action": ["bedrock:GetDocumentContent", "bedrock:Retrieve"],
-                        "Effect": "Allow",
-                        "Resource": {"Fn::GetAtt": [kb_id, "KnowledgeBaseArn"]},
-                    }
-                ]
-            },
-        },
-    )
-
-
-def test_metrics_use_the_knowledge_base_namespace_and_its_retrieve_dimensions():
-    stack, kb = _probe_kb(_kb_config())
-    metric = kb.metric_throttles()
-    assert (metric.namespace, metric.metric_name, metric.statistic) == (
-        "AWS/Bedrock/KnowledgeBases",
-        "Throttles",
-        "Sum",
-    )
-    dimensions = stack.resolve(metric.dimensions)
-    assert dimensions["Operation"] == "Retrieve"
-    assert dimensions["KnowledgeBaseId"] == {
-        "Fn::Join": ["", ["knowledge-base/", {"Fn::GetAtt": [stack.get_logical_id(kb.resource), "KnowledgeBaseId"]}]]
-    }
 
 
 def test_ref_carries_alias_description_and_resource_identifiers():

@@ -262,21 +262,6 @@ def test_managed_planner_and_custom_profile_reranker_still_pass_cdk_nag(config_c
     assert {plugin["conclusion"] for plugin in report["pluginReports"]} == {"success"}
 
 
-def test_grant_invoke_gives_a_role_both_url_actions():
-    from aws_cdk import aws_iam as iam
-    from aws_cdk.assertions import Template
-
-    _app, stack, endpoint = _stack_with_endpoint(load_project(EXAMPLE_CONFIG, "dev"))
-    caller = iam.Role(stack, "Caller", assumed_by=iam.AccountRootPrincipal())
-    endpoint.grant_invoke(caller)
-    (policy,) = Template.from_stack(stack).find_resources("AWS::IAM::Policy").values()
-    granted = {s["Action"]: s.get("Condition") for s in policy["Properties"]["PolicyDocument"]["Statement"]}
-    assert granted == {
-        "lambda:InvokeFunctionUrl": {"StringEquals": {"lambda:FunctionUrlAuthType": "AWS_IAM"}},
-        "lambda:InvokeFunction": {"Bool": {"lambda:InvokedViaFunctionUrl": True}},
-    }
-
-
 def test_the_documented_example_runs_and_synthesizes_the_endpoint(monkeypatch, capsys):
     """docs/streaming-endpoint.md's example is a whole script: run it as written, from the repo root."""
     text = (EXAMPLE_CONFIG.parent / "docs" / "streaming-endpoint.md").read_text()

@@ -7,6 +7,7 @@ fails in tests; nothing is sent.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 import boto3
@@ -15,11 +16,19 @@ from botocore.stub import Stubber
 REGION = "us-west-2"
 
 
+@functools.cache
+def shared_session() -> Any:
+    """One boto3 session for the whole run: it keeps the service models it has read, so each test's
+    clients take milliseconds instead of re-reading the JSON models (every test still gets its own
+    clients and Stubbers)."""
+    return boto3.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name=REGION)
+
+
 class Stubs:
     """service -> a real client whose Stubber answers from a script; used as the checkup's client factory."""
 
     def __init__(self) -> None:
-        self._session = boto3.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name=REGION)
+        self._session = shared_session()
         self.clients: dict[str, Any] = {}
         self.stubbers: dict[str, Stubber] = {}
 

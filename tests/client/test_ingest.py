@@ -10,7 +10,6 @@ import os
 import re
 from datetime import UTC, datetime
 
-import boto3
 import pytest
 from botocore.stub import ANY, Stubber
 from click.testing import CliRunner
@@ -18,8 +17,14 @@ from click.testing import CliRunner
 from client import ingestion as ingest
 from client.cli import main
 from client.commands import ingest as ingest_command
-from tests.cdk_constructs.probe import example_project
+from schema import Project, load_project
+from tests.client.aws_stubs import shared_session
 from tests.conftest import EXAMPLE_CONFIG
+
+
+def example_project(env_name: str = "dev") -> Project:
+    return load_project(EXAMPLE_CONFIG, env_name)
+
 
 KB, DS, JOB, BUCKET = "KB12345678", "DS12345678", "JOB1234567", "akb-dev-acme-documents"
 NOW = datetime(2026, 1, 1, tzinfo=UTC)
@@ -27,7 +32,7 @@ NOW = datetime(2026, 1, 1, tzinfo=UTC)
 
 @pytest.fixture
 def clients():
-    session = boto3.Session(aws_access_key_id="test", aws_secret_access_key="test", region_name="us-west-2")
+    session = shared_session()
     made = {name: session.client(name) for name in ("s3", "ssm", "bedrock-agent")}
     stubbers = {name: Stubber(client) for name, client in made.items()}
     for stubber in stubbers.values():

@@ -54,7 +54,23 @@ def test_local_settings_refuse_aliases_the_emulator_does_not_serve():
         tenant_settings(project, "nobody", kb_id_for)
 
 
-def test_akb_local_serves_the_tenant_and_stops_on_ctrl_c():
+def _ask_until_hit(port: int, cache_file: Path) -> list:
+    """The first answer is stored right after its `done`: ask again until it is served from the cache."""
+    deadline = time.monotonic() + 10
+    again: list = []
+    while time.monotonic() < deadline:
+        with httpx.stream(
+            "POST", f"http://127.0.0.1:{port}/v1/query", json={"question": "How do I rotate an API key?"}, timeout=30
+        ) as response:
+            again = list(iter_frames(response))
+        if again[-1].data["cache"] == "hit":
+            break
+        time.sleep(0.1)
+    assert cache_file.exists()
+    return again
+
+
+def test_akb_local_serves_the_tenant_and_stops_on_ctrl_c(tmp_path):
     port, emulator_port = free_port(), free_port()
     child = subprocess.Popen(
         [
@@ -72,7 +88,7 @@ def test_akb_local_serves_the_tenant_and_stops_on_ctrl_c():
             "arn:aws:sts::123456789012:assumed-role/acme-app/frank",
         ],
         cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
+        env={**os.environ, "PYTHONPATH": str(REPO), "AKB_LOCAL_CACHE_DIR": str(tmp_path)},
         stdout=subprocess.PIPE,
         stderr=subprocess.STDOUT,
         text=True,
@@ -95,12 +111,17 @@ def test_akb_local_serves_the_tenant_and_stops_on_ctrl_c():
         ) as response:
             frames = list(iter_frames(response))
         assert frames[0].type == "trace" and frames[-1].data["stopReason"] == "complete"
-        sent = httpx.get(f"http://127.0.0.1:{emulator_port}/_emulator/requests").json()[-1]["body"]
+        journal = httpx.get(f"http://127.0.0.1:{emulator_port}/_emulator/requests").json()
+        sent = [r for r in journal if r["path"] == "/agenticRetrieveStream"][-1]["body"]
         assert {r["configuration"]["knowledgeBase"]["knowledgeBaseId"] for r in sent["retrievers"]} == {
             kb_id_for("docs"),
             kb_id_for("tickets"),
         }
         assert sent["userContext"] == {"userId": "frank"}  # acme: user_context caller
+        # acme turns the result cache on: the same question again is a hit, with the same contract.
+        assert "Result cache      on" in printed and frames[-1].data["cache"] == "miss"
+        again = _ask_until_hit(port, tmp_path / "dev-acme.sqlite3")
+        assert again[0].data["step"] == "CacheHit" and again[-1].data["cache"] == "hit"
     finally:
         child.send_signal(signal.SIGINT)
         rest = child.communicate(timeout=15)[0]

@@ -138,3 +138,29 @@ def test_sub_queries_announced_at_a_steps_start_are_not_repeated_at_its_end():
     text = _render(_plain, events)
     assert text.count('query "rotate API key" -> docs') == 2  # both starts, not the end
     assert "    retrieved 3" in text.splitlines()
+
+
+def test_a_partial_answer_is_marked_with_the_knowledge_bases_that_failed():
+    events = [
+        event_from_dict("result", {"results": [{"knowledgeBase": "docs", "text": "Keys rotate weekly."}]}),
+        event_from_dict(
+            "done",
+            {
+                "requestId": "r",
+                "stopReason": "partial",
+                "iterations": 0,
+                "durationMs": 90,
+                "timeToFirstEventMs": 40,
+                "mode": "retrieve",
+                "partial": True,
+                "failedKnowledgeBases": ["tickets"],
+            },
+        ),
+    ]
+    lines = _render(_plain, events).splitlines()
+    assert lines[-2] == (
+        "PARTIAL ANSWER (stop partial): knowledge bases tickets failed; results and answer may be missing parts"
+    )
+    assert "stop partial" in lines[-1]
+    complete = _render(_plain, sample_events())
+    assert "PARTIAL" not in complete

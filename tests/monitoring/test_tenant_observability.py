@@ -74,6 +74,7 @@ def _probe(tmp_path: Path, thresholds: TenantThresholds = THRESHOLDS) -> tuple[d
         topic=topic,
         reserved_concurrency=RESERVED,
         query_folder="akb/test/acme",
+        cache=True,
     )
     enable_nag(app)
     assembly = app.synth()

@@ -44,9 +44,9 @@ def test_the_role_lists_its_bucket_and_reads_its_objects_in_this_account_only():
     policy = knowledge_base_role_policy(_inputs(bucket_arns=[BUCKET, BUCKET]))
     statements = _statements(policy)
     assert statements["ListDocumentBuckets"]["Action"] == "s3:ListBucket"
-    assert statements["ListDocumentBuckets"]["Resource"] == [BUCKET]
+    assert statements["ListDocumentBuckets"]["Resource"] == BUCKET  # one resource: a string (policies/document.py)
     assert statements["ReadDocumentBucketObjects"]["Action"] == "s3:GetObject"
-    assert statements["ReadDocumentBucketObjects"]["Resource"] == [f"{BUCKET}/*"]
+    assert statements["ReadDocumentBucketObjects"]["Resource"] == f"{BUCKET}/*"
     for sid in ("ReadDocumentBucketObjects", "ListDocumentBuckets"):
         assert statements[sid]["Condition"] == {"StringEquals": {"aws:ResourceAccount": "123456789012"}}
 
@@ -58,7 +58,7 @@ def test_a_certificate_is_readable_as_that_one_object_without_listing_its_bucket
         "Sid": "ReadConnectorCertificates",
         "Effect": "Allow",
         "Action": "s3:GetObject",
-        "Resource": [CERTIFICATE],
+        "Resource": CERTIFICATE,
         "Condition": {"StringEquals": {"aws:ResourceAccount": "123456789012"}},
     }
     assert "ListDocumentBuckets" not in statements
@@ -84,9 +84,9 @@ def test_secret_key_and_model_statements_name_exactly_the_configured_resources()
         "Sid": "ReadConnectorCredentials",
         "Effect": "Allow",
         "Action": "secretsmanager:GetSecretValue",
-        "Resource": [SECRET],
+        "Resource": SECRET,
     }
-    assert statements["UseConfiguredKmsKeys"]["Resource"] == [KEY]
+    assert statements["UseConfiguredKmsKeys"]["Resource"] == KEY
     assert "kms:Decrypt" in statements["UseConfiguredKmsKeys"]["Action"]
     assert statements["InvokeCustomEmbeddingModel"]["Resource"] == MODEL
 
@@ -122,4 +122,4 @@ def test_every_statement_has_a_unique_sid_and_wildcards_only_where_a_reason_is_w
 def test_tokens_pass_through_unchanged():
     token = "${Token[TOKEN.123]}"
     policy = knowledge_base_role_policy(_inputs(bucket_arns=[token]))
-    assert _statements(policy)["ReadDocumentBucketObjects"]["Resource"] == [f"{token}/*"]
+    assert _statements(policy)["ReadDocumentBucketObjects"]["Resource"] == f"{token}/*"

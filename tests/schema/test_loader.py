@@ -238,3 +238,41 @@ def test_every_problem_in_every_file_is_reported_at_once(config_copy):
 def test_guardrail_none_is_an_explicit_opt_out(config_copy):
     config_copy.edit("tenants", "acme", lambda t: t.update(guardrail="none"))
     assert load_project(config_copy.root, "dev").tenants["acme"].guardrail is None
+
+
+def test_an_environment_error_does_not_hide_the_tenant_files_errors(config_copy):
+    config_copy.edit("environments", "dev", lambda e: e.update(region="mars-1"))
+    config_copy.edit("tenants", "acme", lambda t: t.update(description=""))
+    config_copy.edit("tenants", "globex", lambda t: t.update(reserved_concurrency=0))
+    problems = _problems(config_copy)
+    assert any("dev.yaml: region" in p for p in problems)
+    assert any("acme.yaml: description" in p for p in problems)
+    assert any("globex.yaml: reserved_concurrency" in p for p in problems)
+
+
+def test_an_unreadable_environment_still_reports_every_tenant_files_errors(config_copy):
+    config_copy.path("environments", "dev").write_text("tenants: [\n")
+    config_copy.edit("tenants", "globex", lambda t: t.update(reserved_concurrency=0))
+    problems = _problems(config_copy)
+    assert any("dev.yaml" in p and "not valid YAML" in p for p in problems)
+    assert any("globex.yaml: reserved_concurrency" in p for p in problems)
+
+
+@pytest.mark.parametrize("env_name", ["../..", "../environments/dev", "/etc/passwd", "Dev"])
+def test_an_environment_name_that_is_not_a_name_is_refused_before_any_file_is_read(config_copy, env_name):
+    with pytest.raises(ConfigError) as caught:
+        load_project(config_copy.root, env_name)
+    (problem,) = caught.value.problems
+    assert f"environment name '{env_name}' is not a name" in str(problem)
+
+
+def test_a_regular_expression_that_does_not_parse_is_a_config_error(config_copy):
+    config_copy.edit("tenants", "acme", lambda t: t["guardrail"].update(regexes=[{"name": "ids", "pattern": "([A-Z"}]))
+    problems = _problems(config_copy)
+    field = "guardrail.regexes[0].pattern"
+    assert any(f"acme.yaml: {field}: " in p and "not a valid regular expression" in p for p in problems), problems
+
+
+def test_unicode_property_classes_are_left_to_the_service(config_copy):
+    config_copy.edit("tenants", "acme", lambda t: t["guardrail"].update(regexes=[{"name": "w", "pattern": r"\p{Lu}+"}]))
+    assert load_project(config_copy.root, "dev").tenants["acme"].guardrail.regexes[0].pattern == r"\p{Lu}+"

@@ -27,6 +27,15 @@ ENDPOINT_ACTIONS = {
     "logs:CreateLogStream",
     "logs:PutLogEvents",
     "kms:Decrypt",
+    # The result cache (policies/cache_table.py): its own items of its table, the content versions of
+    # its knowledge bases, and the access re-check on a hit.
+    "dynamodb:GetItem",
+    "dynamodb:PutItem",
+    "dynamodb:Query",
+    "dynamodb:UpdateItem",
+    "bedrock:ListDataSources",
+    "bedrock:ListIngestionJobs",
+    "bedrock:CheckIngestedDocumentAcl",
 }
 KNOWLEDGE_BASE_ACTIONS = {
     "s3:ListBucket",
@@ -85,6 +94,9 @@ def _tenant_templates(synthesized):
 def _wildcard_actions_allowed(kind: str, project) -> set[str]:
     if kind in ("endpoint", "gateway"):
         allowed = {"bedrock:AgenticRetrieveStream", "cloudwatch:PutMetricData"}
+        if kind == "endpoint":
+            # CheckIngestedDocumentAcl has no resource type (Service Authorization Reference).
+            allowed.add("bedrock:CheckIngestedDocumentAcl")
         if project.environment.planner.type == "MANAGED":
             allowed.add("bedrock:InvokeModelWithResponseStream")
         if project.environment.reranking.type == "CUSTOM":

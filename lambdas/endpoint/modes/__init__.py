@@ -1,8 +1,9 @@
 """Modes: one module per way of answering a query (docs/routing.md).
 
 A mode module exposes `NAME`, `build_request(query, settings, user_id) -> dict` (pure: what is sent
-upstream), `open(client, request, translator) -> Upstream` (blocking: makes the call, returns the
-event source) and `estimated_cost_usd(stats, settings) -> float`. Adding a mode is one module and
+upstream), `open(client, request, translator, policy) -> Upstream` (blocking: makes the call,
+returns the event source; `policy` is the request's retry.RetryPolicy, for modes that retry each
+call themselves) and `estimated_cost_usd(stats, settings) -> float`. Adding a mode is one module and
 one line in MODES; the request parser, relay, encoder and handler stay as they are. Modules load
 on first use, so a mode nobody calls costs no cold-start time.
 """

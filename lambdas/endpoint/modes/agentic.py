@@ -10,6 +10,7 @@ from typing import Any
 
 from lambdas.endpoint.events import Event
 from lambdas.endpoint.request import Query
+from lambdas.endpoint.retry import RetryPolicy
 from lambdas.endpoint.settings import TenantSettings
 from lambdas.endpoint.translate import RunStats, Translator
 from lambdas.endpoint.upstream import close_event_stream
@@ -21,12 +22,11 @@ def _model(arn: str | None) -> dict[str, Any]:
     return {"modelConfiguration": {"modelArn": arn}}
 
 
-def build_request(query: Query, settings: TenantSettings, user_id: str | None) -> dict[str, Any]:
-    """The AgenticRetrieveStream parameters for a validated query (pure; tests compare it whole)."""
+def _retrievers(query: Query, settings: TenantSettings) -> list[dict[str, Any]]:
+    """One retriever per requested alias, with the request's overrides and the planner's description."""
     retrievers = []
     for alias in query.knowledge_bases:
-        retriever = settings.retriever(alias)
-        assert retriever is not None  # request.py admits only the tenant's aliases
+        retriever = settings.require_retriever(alias)
         overrides: dict[str, Any] = {"maxNumberOfResults": query.max_results}
         if query.filter is not None:
             overrides["filter"] = query.filter
@@ -42,6 +42,11 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
                 "description": retriever.description,
             }
         )
+    return retrievers
+
+
+def build_request(query: Query, settings: TenantSettings, user_id: str | None) -> dict[str, Any]:
+    """The AgenticRetrieveStream parameters for a validated query (pure; tests compare it whole)."""
     configuration: dict[str, Any] = {
         "foundationModelType": settings.planner_type,
         "maxAgentIteration": query.max_agent_iteration,
@@ -62,7 +67,7 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
         }
     request: dict[str, Any] = {
         "messages": [{"role": role, "content": {"text": text}} for role, text in query.messages],
-        "retrievers": retrievers,
+        "retrievers": _retrievers(query, settings),
         "agenticRetrieveConfiguration": configuration,
         "generateResponse": query.generate_response,
     }
@@ -99,7 +104,10 @@ class AgenticUpstream:
         close_event_stream(self._stream)
 
 
-def open(client: Any, request: dict[str, Any], translator: Translator) -> AgenticUpstream:
+def open(
+    client: Any, request: dict[str, Any], translator: Translator, policy: RetryPolicy | None = None
+) -> AgenticUpstream:
+    """One call; the relay retries it as a whole (with `policy`), so it is not used here."""
     response = client.agentic_retrieve_stream(**request)
     translator.stats.upstream_request_id = (response.get("ResponseMetadata") or {}).get("RequestId")
     return AgenticUpstream(response["stream"], translator)

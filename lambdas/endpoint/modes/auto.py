@@ -15,6 +15,7 @@ from lambdas.endpoint import modes
 from lambdas.endpoint.events import Event, TraceEvent
 from lambdas.endpoint.modes import Upstream
 from lambdas.endpoint.request import Query
+from lambdas.endpoint.retry import RetryPolicy
 from lambdas.endpoint.routing import route, routing_trace
 from lambdas.endpoint.settings import TenantSettings
 from lambdas.endpoint.translate import RunStats, Translator
@@ -46,10 +47,12 @@ class RoutedUpstream:
         self._inner.close()
 
 
-def open(client: Any, request: dict[str, Any], translator: Translator) -> RoutedUpstream:
+def open(
+    client: Any, request: dict[str, Any], translator: Translator, policy: RetryPolicy | None = None
+) -> RoutedUpstream:
     translator.stats.mode = request["route"]
     elapsed = int((time.monotonic() - translator.started_at) * 1000)
-    inner = modes.load(request["route"]).open(client, request["request"], translator)
+    inner = modes.load(request["route"]).open(client, request["request"], translator, policy)
     return RoutedUpstream(routing_trace(request["routing"], elapsed), inner)
 
 

@@ -8,9 +8,13 @@ knowledge base that found a chunk. The stream carries the same event types as ag
 `Retrieval` trace per knowledge base, then `result` with no answer (its `note` says so); the
 handler adds `done`. `generateResponse` and `maxAgentIteration` do not apply.
 
-The calls run inside `open()`: when every knowledge base fails, the error surfaces before the
-first event, so throttling is retried (relay.py) and answered with an HTTP status like any
-upstream failure; when only some fail, each failure is a FAILED trace and the others still count.
+The calls run inside `open()`, each retried on its own like agentic mode's stream (throttling,
+transient 5xx, connection failures; the request's retry.RetryPolicy: bounded attempts, backoff
+with full jitter, never past the deadline). When every knowledge base still fails, the error
+surfaces before the first event and is answered with an HTTP status like any upstream failure;
+when only some fail, each failure is a FAILED trace naming the alias and the error, the others
+still count, and `done` says `stopReason: partial` with the failed aliases — results from some
+knowledge bases are never presented as a complete answer.
 
 Request shape (botocore's service model, bedrock-agent-runtime `Retrieve`): `knowledgeBaseId`,
 `retrievalQuery {text}`, `retrievalConfiguration {managedSearchConfiguration |
@@ -23,6 +27,7 @@ on MANAGED knowledge bases (docs/facts-and-decisions.md, Ledger).
 
 from __future__ import annotations
 
+import contextvars
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
@@ -33,6 +38,7 @@ from lambdas.endpoint.api_errors import classify
 from lambdas.endpoint.events import Event, GuardrailWarning, ResultEvent, ResultItem, SubQuery, TraceEvent
 from lambdas.endpoint.fusion import chunk_key, reciprocal_rank_fusion
 from lambdas.endpoint.request import Query
+from lambdas.endpoint.retry import RetryPolicy, mark_exhausted
 from lambdas.endpoint.settings import TenantSettings
 from lambdas.endpoint.translate import RunStats, Translator
 
@@ -77,8 +83,7 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
     """Every Retrieve call of the request, by alias in the tenant's order (pure; tests compare it whole)."""
     calls = {}
     for alias in query.knowledge_bases:
-        retriever = settings.retriever(alias)
-        assert retriever is not None  # request.py admits only the tenant's aliases
+        retriever = settings.require_retriever(alias)
         calls[alias] = retrieve_call(retriever.knowledge_base_id, query, settings, user_id)
     return {
         "question": query.question,
@@ -121,11 +126,17 @@ class Outcome:
     error: BaseException | None = None
 
 
-def _call_all(client: Any, calls: Mapping[str, dict], started_at: float) -> list[Outcome]:
-    """Every call in parallel; outcomes in the order they completed."""
+def _call_all(client: Any, calls: Mapping[str, dict], started_at: float, policy: RetryPolicy) -> list[Outcome]:
+    """Every call in parallel, each with its own retries; outcomes in the order they completed.
+
+    Each call runs in a copy of the caller's context, so it belongs to the request's
+    upstream.CallScope and is cut off when the request ends (deadline, client gone)."""
     outcomes = []
     with ThreadPoolExecutor(max_workers=max(1, len(calls)), thread_name_prefix="akb-retrieve") as pool:
-        futures = {pool.submit(client.retrieve, **call): alias for alias, call in calls.items()}
+        futures = {
+            pool.submit(contextvars.copy_context().run, policy.run, lambda call=call: client.retrieve(**call)): alias
+            for alias, call in calls.items()
+        }
         for future in as_completed(futures):
             elapsed = int((time.monotonic() - started_at) * 1000)
             try:
@@ -158,12 +169,16 @@ class RetrieveUpstream:
                     step=RETRIEVAL_STEP,
                     status="FAILED",
                     elapsedMs=outcome.elapsed_ms,
-                    message=f"Retrieve on {outcome.alias} failed",
+                    message=(
+                        f"Retrieve on {outcome.alias} failed ({failure.code}); "
+                        f"the results below leave out knowledge base {outcome.alias}"
+                    ),
                     subQueries=sub_query,
                     failures=[f"{failure.code}: {failure.message}"],
                 )
                 continue
-            assert outcome.response is not None
+            if outcome.response is None:  # a call without an error has a response; never guess one
+                raise RuntimeError(f"Retrieve on {outcome.alias} returned neither a response nor an error")
             results = list(outcome.response.get("retrievalResults") or [])
             lists[outcome.alias] = results
             guardrail = []
@@ -190,18 +205,23 @@ class RetrieveUpstream:
         """Nothing stays open: every call finished inside `open()`."""
 
 
-def open(client: Any, request: dict[str, Any], translator: Translator) -> RetrieveUpstream:
-    """Runs every Retrieve now; raises the first error (in the tenant's order) when all of them failed."""
-    outcomes = _call_all(client, request["calls"], translator.started_at)
+def open(
+    client: Any, request: dict[str, Any], translator: Translator, policy: RetryPolicy | None = None
+) -> RetrieveUpstream:
+    """Runs every Retrieve now (each retried per `policy`); raises the first error (in the tenant's
+    order) when all of them failed, flagged so the relay does not retry the whole set again."""
+    outcomes = _call_all(client, request["calls"], translator.started_at, policy or RetryPolicy.once())
     translator.stats.mode = NAME
     translator.stats.iterations = 0
     # Each Retrieve that returned is one billed call, the unit `estimated_cost_usd` prices.
     translator.stats.sub_queries = sum(1 for outcome in outcomes if outcome.error is None)
+    order = list(request["calls"])
     if outcomes and translator.stats.sub_queries == 0:
-        order = list(request["calls"])
         first = min(outcomes, key=lambda outcome: order.index(outcome.alias))
-        assert first.error is not None
-        raise first.error
+        raise mark_exhausted(first.error or RuntimeError(f"Retrieve on {first.alias} failed without an error"))
+    failed = sorted((o.alias for o in outcomes if o.error is not None), key=order.index)
+    if failed:
+        translator.stats.knowledge_bases_failed(failed)
     return RetrieveUpstream(request, outcomes, translator)
 
 

@@ -17,7 +17,12 @@ from tests.endpoint_server import build_service, tenant_settings
 
 
 @pytest.fixture(autouse=True)
-def _clean_emulator(emulator) -> Iterator[None]:
+def _clean_emulator(request: pytest.FixtureRequest) -> Iterator[None]:
+    """Resets the session emulator around each test that uses it; a pure unit test starts no server."""
+    if "emulator" not in request.fixturenames:
+        yield
+        return
+    emulator = request.getfixturevalue("emulator")
     emulator.reset()
     yield
     emulator.reset()

@@ -186,9 +186,11 @@ def test_local_mode_only_when_asked_for(environ, expected):
     assert local_mode_enabled(environ) is expected
 
 
-def test_local_mode_inside_lambda_fails_closed():
+@pytest.mark.parametrize("function_name", ["akb-dev-acme-endpoint", ""])
+def test_local_mode_inside_lambda_fails_closed(function_name):
+    # Present at all is enough, even empty: a stray empty variable must not open local mode.
     with pytest.raises(RuntimeError, match="local mode accepts requests without a verified caller"):
-        local_mode_enabled({"AKB_LOCAL_MODE": "1", "AWS_LAMBDA_FUNCTION_NAME": "akb-dev-acme-endpoint"})
+        local_mode_enabled({"AKB_LOCAL_MODE": "1", "AWS_LAMBDA_FUNCTION_NAME": function_name})
 
 
 def _duplicated(first: str, second: str) -> list[tuple[str, str]]:

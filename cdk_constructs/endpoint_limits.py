@@ -1,0 +1,114 @@
+"""The endpoint's Lambda limits, checked without the CDK so `akb validate` and `cdk synth` agree.
+
+The streaming endpoint construct enforces them at synth; `akb validate` and app.py run
+`deploy_problems(project)` on the loaded config first, with the same numbers and the same
+worst-case arithmetic, so a config that validates also synthesizes (and synth reports these as
+config errors, never as a stack trace).
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+from cdk_constructs.endpoint_settings import tenant_settings
+from cdk_constructs.resource_names import cache_table_name, endpoint_function_name
+from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
+from lambdas.endpoint.cache.setup import TABLE_ENV as CACHE_TABLE_ENV_VAR
+from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
+from lambdas.endpoint.settings import TenantSettings
+from schema import Project
+from schema.config_errors import Problem
+
+# Lambda: "The total size of all environment variables doesn't exceed 4 KB."
+# https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html
+ENVIRONMENT_LIMIT_BYTES = 4096
+# Longest value a deploy-time token can resolve to, for the synth-time size check.
+KB_ID_LENGTH = 10
+GUARDRAIL_ID_LENGTH = 12
+VERSION_LENGTH = 5
+INSTRUCTION_ID_LENGTH = 12
+OTHER_TOKEN_LENGTH = 100  # an ARN
+_TOKEN = re.compile(r"\$\{Token\[[^\]]+\]\}")
+# Lambda function names: 64 characters (https://docs.aws.amazon.com/lambda/latest/api/API_CreateFunction.html).
+FUNCTION_NAME_LIMIT = 64
+ADAPTER_PORT = "8080"
+READINESS_PATH = "/healthz"
+# The adapter starts run.sh and proxies invocations to it; response_stream is the only mode that
+# streams (any other value silently buffers the whole answer).
+ADAPTER_VARIABLES = {
+    "AWS_LAMBDA_EXEC_WRAPPER": "/opt/bootstrap",
+    "AWS_LWA_INVOKE_MODE": "response_stream",
+    "AWS_LWA_PORT": ADAPTER_PORT,
+    "AWS_LWA_READINESS_CHECK_PATH": READINESS_PATH,
+}
+
+
+def worst_case_size(variables: Mapping[str, str], lengths: Mapping[str, int]) -> int:
+    """Bytes of keys + values once every token is replaced by the longest value it can resolve to."""
+
+    def resolved(value: str) -> str:
+        return _TOKEN.sub(lambda match: "x" * lengths.get(match.group(0), OTHER_TOKEN_LENGTH), value)
+
+    return sum(len(key.encode()) + len(resolved(value).encode()) for key, value in variables.items())
+
+
+def environment_size_message(variables: Mapping[str, str], size: int) -> str:
+    settings = TenantSettings.from_json(variables[SETTINGS_ENV_VAR])
+    descriptions = sum(len(retriever.description) for retriever in settings.retrievers)
+    callers = sum(len(arn) for arn in settings.trusted_callers)
+    return (
+        f"the function's environment can reach {size} bytes; Lambda allows "
+        f"{ENVIRONMENT_LIMIT_BYTES} in total. Shorten the knowledge base descriptions ({descriptions} "
+        f"characters now) or list fewer trusted invokers ({callers} characters of ARNs)."
+    )
+
+
+def function_name_message(function_name: str) -> str | None:
+    if len(function_name) <= FUNCTION_NAME_LIMIT:
+        return None
+    return (
+        f"function name '{function_name}' has {len(function_name)} characters; "
+        f"Lambda allows {FUNCTION_NAME_LIMIT}: shorten the environment or tenant name"
+    )
+
+
+def _worst_case_variables(project: Project, tenant_name: str) -> dict[str, str]:
+    """The environment the tenant's function would get, every deploy-time id at its longest."""
+    tenant = project.tenants[tenant_name]
+    refs = [
+        KnowledgeBaseRef(kb.alias, kb.description, "x" * KB_ID_LENGTH, "x" * OTHER_TOKEN_LENGTH)
+        for kb in tenant.knowledge_bases
+    ]
+    guardrail = (
+        GuardrailRef("x" * GUARDRAIL_ID_LENGTH, "x" * OTHER_TOKEN_LENGTH, "x" * VERSION_LENGTH)
+        if tenant.has_guardrail
+        else None
+    )
+    instruction = (
+        RetrievalInstructionRef("x" * INSTRUCTION_ID_LENGTH, "x" * OTHER_TOKEN_LENGTH, "x" * VERSION_LENGTH)
+        if tenant.retrieval.instruction is not None
+        else None
+    )
+    settings = tenant_settings(
+        project, tenant_name, knowledge_bases=refs, guardrail=guardrail, retrieval_instruction=instruction
+    )
+    variables = {**ADAPTER_VARIABLES, SETTINGS_ENV_VAR: settings.to_json()}
+    if tenant.cache is not None:  # the result cache's table name (a literal: streaming_endpoint.py)
+        variables[CACHE_TABLE_ENV_VAR] = cache_table_name(project.env_name, tenant_name)
+    return variables
+
+
+def deploy_problems(project: Project) -> list[Problem]:
+    """Every limit the endpoint construct would refuse at synth, as config problems (file + field)."""
+    problems = []
+    for tenant_name in project.tenants:
+        tenant_file = str(project.config_dir / "tenants" / f"{tenant_name}.yaml")
+        variables = _worst_case_variables(project, tenant_name)
+        size = worst_case_size(variables, {})
+        if size > ENVIRONMENT_LIMIT_BYTES:
+            problems.append(Problem(tenant_file, "knowledge_bases", environment_size_message(variables, size)))
+        name_problem = function_name_message(endpoint_function_name(project.env_name, tenant_name))
+        if name_problem:
+            problems.append(Problem(tenant_file, "", name_problem))
+    return problems
