@@ -138,7 +138,9 @@ def _source_lines(sources: Sequence[dict[str, Any]]) -> str:
 
 def success_result(outcome: Outcome, with_answer: bool) -> CallToolResult:
     """The answer with [n] markers and the numbered sources, as text and as structured content."""
-    assert outcome.done is not None
+    done = outcome.done
+    if done is None:  # incomplete_result answers every stream without `done`
+        raise ValueError("success_result needs a stream that ended with done")
     result = outcome.result
     sources = _sources(result)
     answer = "".join(outcome.deltas) or (result.answer if result and result.answer else "")
@@ -152,9 +154,9 @@ def success_result(outcome: Outcome, with_answer: bool) -> CallToolResult:
     structured = {
         "answer": cited if with_answer else None,
         "sources": sources,
-        "requestId": outcome.done.requestId,
-        "mode": outcome.done.mode,
-        "iterations": outcome.done.iterations,
+        "requestId": done.requestId,
+        "mode": done.mode,
+        "iterations": done.iterations,
     }
     return CallToolResult(content=[TextContent(text="\n\n".join(parts))], structured_content=structured)
 
@@ -222,7 +224,9 @@ def _failure_message(error: Exception) -> str:
     return f"The stream broke off: {error}. No answer is given."
 
 
-async def run_query(client: Client, ctx: Context, question: str, options: QueryOptions, with_answer: bool):
+async def run_query(
+    client: Client, ctx: Context, question: str, options: QueryOptions, with_answer: bool
+) -> CallToolResult:
     """One endpoint request: progress per planner step, then the result (or a clear error result)."""
     outcome = Outcome()
 

@@ -10,10 +10,14 @@ tenant, as `akb local` runs it). docs/agents.md shows a client configuration.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
 from client.options import config_option, env_option
+
+if TYPE_CHECKING:
+    from client.mcp_tools import ToolCatalogue
 
 LOOPBACK = ("127.0.0.1", "localhost", "::1")
 
@@ -79,7 +83,7 @@ def _resolve(
     config_dir: Path,
     use_local: bool,
     region: str | None,
-):
+) -> tuple[str, str | None, ToolCatalogue]:
     """(endpoint URL, signing region, tool catalogue); config and lookup problems exit 1 with the reason."""
     from client.endpoint_url import UrlResolutionError, local_url, resolve_url
     from client.mcp_tools import ToolCatalogue

@@ -8,8 +8,8 @@ only after deploy: `<kb:docs:id>`, `<guardrail:id>`, `<account>` for an environm
 from __future__ import annotations
 
 import json
-from pathlib import Path
 from collections.abc import Callable
+from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -18,6 +18,7 @@ from client.options import config_option, env_option, load_or_exit
 
 if TYPE_CHECKING:
     from schema import Environment, Project, Tenant
+    from schema.gateway_config import McpGateway
     from schema.knowledge import KnowledgeBase
 
 
@@ -125,7 +126,7 @@ def review(project: Project, tenant_name: str) -> dict[str, Any]:
             tenant, kb_arns, _reader_roles(tenant, partition, account)
         ),
         **_log_key_review(environment, log_group_arn),
-        **({"mcp_gateway": _gateway(project, tenant_name, partition, arn)} if tenant.gateway else {}),
+        **({"mcp_gateway": _gateway(project, tenant_name, tenant.gateway, arn)} if tenant.gateway else {}),
     }
 
 
@@ -137,7 +138,7 @@ def _reader_roles(tenant: Tenant, partition: str, account: str) -> list[str]:
     return roles
 
 
-def _gateway(project: Project, tenant_name: str, partition: str, arn: Callable[[str, str], str]) -> dict[str, Any]:
+def _gateway(project: Project, tenant_name: str, config: McpGateway, arn: Callable[[str, str], str]) -> dict[str, Any]:
     """The tenant's MCP gateway (policies/gateway_role.py): execution role and trust, interceptor role,
     who may invoke it, and how its interceptor decides whose documents a call reads."""
     from cdk_constructs.resource_names import endpoint_log_group_name
@@ -153,7 +154,7 @@ def _gateway(project: Project, tenant_name: str, partition: str, arn: Callable[[
     )
 
     environment, tenant = project.environment, project.tenants[tenant_name]
-    config = tenant.gateway
+    partition = partition_for(environment.region)
     kb_arns = [arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases]
     guardrail = arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None
     models = inputs_for(environment, tenant, knowledge_base_arns=kb_arns, log_group_arn="-", guardrail_arn=guardrail)

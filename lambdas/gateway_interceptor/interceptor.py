@@ -57,7 +57,7 @@ def intercept(event: Any, config: GatewaySettings, correlation_id: str) -> dict[
         code = mcp.UNAUTHENTICATED if error.status == 401 else mcp.FORBIDDEN
         return _refused(log, request, code, error.code, error.message)
     except Exception:  # fail closed: an interceptor bug must not let a call through unchecked
-        log.exception("interceptor failure", **{lf.EVENT: lf.EVENT_ERROR, lf.ERROR_CODE: "internal"})
+        log.exception("interceptor failure", None, **{lf.EVENT: lf.EVENT_ERROR, lf.ERROR_CODE: "internal"})
         return mcp.refuse(
             request.request_id, mcp.FORBIDDEN, f"internal: the request was refused (request {correlation_id})"
         )

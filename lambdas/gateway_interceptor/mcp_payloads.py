@@ -66,7 +66,8 @@ def parse_event(event: Any) -> GatewayRequest:
     request = (event.get("mcp") or {}).get("gatewayRequest") if isinstance(event.get("mcp"), dict) else None
     if not isinstance(request, dict) or not isinstance(request.get("body"), dict):
         raise PayloadError("the event has no mcp.gatewayRequest.body")
-    headers = request.get("headers") if isinstance(request.get("headers"), dict) else {}
+    raw_headers = request.get("headers")
+    headers: dict[Any, Any] = raw_headers if isinstance(raw_headers, dict) else {}
     return GatewayRequest(request["body"], {str(k): str(v) for k, v in headers.items()})
 
 
