@@ -102,12 +102,11 @@ def review(project: Project, tenant_name: str) -> dict[str, Any]:
             tenant_name=tenant_name,
         )
     )
-    sids = {statement["Sid"] for statement in role_policy["Statement"]}
     return {
         "environment": project.env_name,
         "tenant": tenant_name,
         "endpoint_execution_role": role_policy,
-        "why_wildcards": {sid: reason for sid, reason in WILDCARD_REASONS.items() if sid in sids},
+        "why_wildcards": _why_wildcards(role_policy, WILDCARD_REASONS),
         "invoker_managed_policy": {
             "name": invoke_policy_name(project.env_name, tenant_name),
             "document": invoker_policy(function_arn),
@@ -128,6 +127,12 @@ def review(project: Project, tenant_name: str) -> dict[str, Any]:
         **_log_key_review(environment, log_group_arn),
         **({"mcp_gateway": _gateway(project, tenant_name, tenant.gateway, arn)} if tenant.gateway else {}),
     }
+
+
+def _why_wildcards(policy: dict[str, Any], reasons: dict[str, str]) -> dict[str, str]:
+    """The written reason of each statement of `policy` that has a wildcard resource."""
+    sids = {statement["Sid"] for statement in policy["Statement"]}
+    return {sid: reason for sid, reason in reasons.items() if sid in sids}
 
 
 def _reader_roles(tenant: Tenant, partition: str, account: str) -> list[str]:
@@ -161,13 +166,12 @@ def _gateway(project: Project, tenant_name: str, config: McpGateway, arn: Callab
     role = gateway_role_policy(GatewayRoleInputs(kb_arns, arn("lambda", "function:<interceptor-function>"), models))
     gateway_arn = arn("bedrock-agentcore", "gateway/<gateway:id>")
     log_group = arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}-mcp-interceptor")
-    sids = {statement["Sid"] for statement in role["Statement"]}
     iam_callers = config.authorizer == "AWS_IAM"
     return {
         "authorizer": config.authorizer,
         "execution_role": role,
         "execution_role_trust": gateway_trust_policy(partition, environment.region, environment.account or "<account>"),
-        "why_wildcards": {sid: reason for sid, reason in GATEWAY_WILDCARD_REASONS.items() if sid in sids},
+        "why_wildcards": _why_wildcards(role, GATEWAY_WILDCARD_REASONS),
         "interceptor_role": interceptor_role_policy(log_group),
         "invoker_managed_policy": gateway_invoker_policy(gateway_arn) if iam_callers else None,
         "resource_policy": (
