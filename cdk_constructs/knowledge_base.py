@@ -172,7 +172,7 @@ class KnowledgeBase(Construct):
                 "sample grants s3:GetObject on the certificate bucket's objects with s3:ListBucket and "
                 "reports ingestion failing without them (amazon-bedrock-samples "
                 "03-sharepoint-connector.ipynb); the loader rejects a certificate bucket shared by two tenants",
-                finding=f"Resource::{bucket_arn}/*",
+                finding=f"Resource::{_nag_resource(stack, bucket_arn)}/*",
             )
 
     # --- identifiers -------------------------------------------------------------------------
