@@ -177,7 +177,7 @@ def test_a_certificate_bucket_grant_is_acknowledged_finding_by_finding_under_cdk
             }
         ],
     )
-    stack, kb = _probe_kb(config)
+    stack, _ = _probe_kb(config)
     enable_nag(stack.node.root)
     stack.node.root.synth()  # an unacknowledged AwsSolutions finding fails synth
     (policy,) = Template.from_stack(stack).find_resources("AWS::IAM::Policy").values()
