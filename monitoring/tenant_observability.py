@@ -15,6 +15,8 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from monitoring.alarms import EndpointAlarms
+from monitoring.dashboard_widgets import explained_row
+from monitoring.ingestion_monitoring import INGESTION_ROW, IngestionMonitoring
 from monitoring.saved_queries import EndpointLogQueries
 from monitoring.tenant_dashboard import TenantDashboard
 from schema.alarm_config import TenantThresholds
@@ -43,6 +45,8 @@ class TenantObservability(Construct):
     - knowledge_bases: alias -> knowledge-base id (tokens are fine): per-knowledge-base Bedrock
       graphs and the Retrieve throttles alarm; default none.
     - index_storage_price_per_gb_month: for the dashboard's storage estimate; default 5.0.
+    - ingestion: (log group, metric namespace) of the knowledge bases' ingestion logs: adds their
+      alarms (into the composite), saved query and dashboard row; default none.
     """
 
     def __init__(
@@ -61,8 +65,22 @@ class TenantObservability(Construct):
         cache: bool = False,
         knowledge_bases: Mapping[str, str] | None = None,
         index_storage_price_per_gb_month: float = 5.0,
+        ingestion: tuple[logs.ILogGroup, str] | None = None,
     ):
         super().__init__(scope, construct_id)
+        self.ingestion = (
+            IngestionMonitoring(
+                self,
+                "Ingestion",
+                log_group=ingestion[0],
+                namespace=ingestion[1],
+                name_prefix=name,
+                query_folder=query_folder or name,
+            )
+            if ingestion is not None
+            else None
+        )
+        ingestion_alarms = list(self.ingestion.alarms.values()) if self.ingestion else []
         self.alarms = EndpointAlarms(
             self,
             "Alarms",
@@ -73,6 +91,7 @@ class TenantObservability(Construct):
             topic=topic,
             runbook_url=f"{RUNBOOK}; dashboard {dashboard_url(self, name)}",
             knowledge_base_ids=list((knowledge_bases or {}).values()),
+            extra_alarms=ingestion_alarms,
         )
         self.dashboard = TenantDashboard(
             self,
@@ -82,9 +101,11 @@ class TenantObservability(Construct):
             dashboard_name=name,
             thresholds=thresholds,
             reserved_concurrency=reserved_concurrency,
-            alarms=[*self.alarms.alarms.values(), self.alarms.composite],
+            alarms=[*self.alarms.alarms.values(), *ingestion_alarms, self.alarms.composite],
             cache=cache,
             knowledge_bases=knowledge_bases,
             index_storage_price_per_gb_month=index_storage_price_per_gb_month,
         )
+        if self.ingestion is not None:
+            self.dashboard.dashboard.add_widgets(explained_row(INGESTION_ROW, self.ingestion.widgets()))
         self.queries = EndpointLogQueries(self, "Queries", log_group=log_group, name_prefix=query_folder or name)
