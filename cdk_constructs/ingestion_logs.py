@@ -72,6 +72,6 @@ class IngestionLogs(Construct):
             delivery_source_name=source.name,
             delivery_destination_arn=self.destination.attr_arn,
         )
-        delivery.add_dependency(source)  # the source is referred to by name, not by a token
+        delivery.add_resource_dependency(source)  # the source is referred to by name, not by a token
         self.sources[alias] = source
         self.deliveries[alias] = delivery
