@@ -208,7 +208,17 @@ def as_csv(rows: Sequence[TenantCost]) -> str:
 
 
 def as_table(rows: Sequence[TenantCost]) -> str:
-    header = ("tenant", "requests", "iterations", "agentic $", "retrieve $", "storage $", "lambda $", "total $", "cache saved $")
+    header = (
+        "tenant",
+        "requests",
+        "iterations",
+        "agentic $",
+        "retrieve $",
+        "storage $",
+        "lambda $",
+        "total $",
+        "cache saved $",
+    )
     lines = [header]
     for row in rows:
         saved = "-" if row.cache_savings_usd is None else f"{row.cache_savings_usd:.2f}"
@@ -226,7 +236,9 @@ def as_table(rows: Sequence[TenantCost]) -> str:
             )
         )
     widths = [max(len(line[column]) for line in lines) for column in range(len(header))]
-    return "\n".join("  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip() for line in lines)
+    return "\n".join(
+        "  ".join(cell.ljust(width) for cell, width in zip(line, widths, strict=True)).rstrip() for line in lines
+    )
 
 
 def _cell(value: float | str) -> str:

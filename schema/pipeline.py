@@ -20,7 +20,8 @@ from schema.common import AccountId, Name, NonBlank, Region, StrictModel
 from schema.config_errors import ConfigError, Problem
 from schema.loader import Project, available, load_project, parse_file
 
-# botocore codeconnections ConnectionArn: arn:aws(-[\w]+)*:(codestar-connections|codeconnections):<region>:<account>:connection/<id>
+# botocore codeconnections ConnectionArn:
+# arn:aws(-[\w]+)*:(codestar-connections|codeconnections):<region>:<account>:connection/<id>
 ConnectionArn = Annotated[
     str,
     StringConstraints(
@@ -133,8 +134,8 @@ def stage_problems(pipeline: Pipeline, file: Path, environments: list[str]) -> l
                 Problem(
                     str(file),
                     field,
-                    f"environment '{stage.environment}' is listed twice (first at stages[{first_at[stage.environment]}]); "
-                    "each environment is one stage",
+                    f"environment '{stage.environment}' is listed twice "
+                    f"(first at stages[{first_at[stage.environment]}]); each environment is one stage",
                 )
             )
         first_at.setdefault(stage.environment, index)

@@ -37,7 +37,8 @@ def synth_commands(pipeline_file: str, config_dir: str) -> list[str]:
     """Test first, then synthesize the pipeline app: a red test stops the promotion before anything deploys."""
     return [
         "make test",
-        f"npx --no-install cdk synth --quiet -c pipeline={shlex.quote(pipeline_file)} -c config={shlex.quote(config_dir)}",
+        "npx --no-install cdk synth --quiet "
+        f"-c pipeline={shlex.quote(pipeline_file)} -c config={shlex.quote(config_dir)}",
     ]
 
 
@@ -47,7 +48,8 @@ def smoke_commands(env_name: str, tenants: list[str], question: str, config_dir:
     config = shlex.quote(config_dir)
     return [
         "mkdir -p ~/.aws",
-        'printf "[profile smoke]\\nrole_arn = %s\\ncredential_source = EcsContainer\\n" "$SMOKE_ROLE_ARN" > ~/.aws/config',
+        'printf "[profile smoke]\\nrole_arn = %s\\ncredential_source = EcsContainer\\n" "$SMOKE_ROLE_ARN" '
+        "> ~/.aws/config",
         "export AWS_PROFILE=smoke",
         f".venv/bin/akb doctor --env {env_name} --config {config}",
         *(
@@ -67,7 +69,9 @@ class PipelineStack(cdk.Stack):
             construct_id,
             env=cdk.Environment(account=settings.account, region=settings.region),
             stack_name=PIPELINE_STACK_NAME,
-            description="Agentic retrieval: promotion pipeline (" + ", ".join(s.environment for s in settings.stages) + ")",
+            description="Agentic retrieval: promotion pipeline ("
+            + ", ".join(s.environment for s in settings.stages)
+            + ")",
             **kwargs,
         )
         self.source = pipelines.CodePipelineSource.connection(

@@ -25,7 +25,8 @@ def command(env_name: str, config_dir: Path, tenant: str | None, since: str, as_
         window = cost_report.parse_since(since)
         if tenant is not None and tenant not in project.tenants:
             raise cost_report.CostError(
-                f"tenant '{tenant}' is not deployed in environment {env_name} (its tenants: {', '.join(project.tenants)})"
+                f"tenant '{tenant}' is not deployed in environment {env_name} "
+                f"(its tenants: {', '.join(project.tenants)})"
             )
         import boto3
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import time
+from datetime import datetime
 from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -78,7 +79,9 @@ def command(
         if not wait:
             deployed = ingest.read_deployed(ssm, target)
             job_id = ingest.start_job(agent, deployed, "akb ingest --no-wait")
-            click.echo(f"Ingestion job {job_id} started; follow it with: akb ingest --status --tenant {tenant} --kb {alias}")
+            click.echo(
+                f"Ingestion job {job_id} started; follow it with: akb ingest --status --tenant {tenant} --kb {alias}"
+            )
             return
         publish = _version_publisher(project, tenant)
         reader = _log_reader(project, tenant)
@@ -244,7 +247,7 @@ def print_status(ssm: Any, agent: Any, targets: list[ingest.Target]) -> int:
             click.echo("  no ingestion job yet")
         for position, job in enumerate(jobs):
             started = job.get("startedAt")
-            when = started.isoformat(timespec="seconds") if hasattr(started, "isoformat") else "?"
+            when = started.isoformat(timespec="seconds") if isinstance(started, datetime) else "?"
             stats = log_reader.describe_statistics(job.get("statistics", {}))
             click.echo(f"  {job['ingestionJobId']}  {job['status']:<11} {when}  {stats}")
             failed = job.get("statistics", {}).get("numberOfDocumentsFailed", 0)

@@ -116,7 +116,11 @@ def _job(status: str, failed: int) -> dict:
         "dataSourceId": DS,
         "ingestionJobId": JOB,
         "status": status,
-        "statistics": {"numberOfDocumentsScanned": 3, "numberOfNewDocumentsIndexed": 3 - failed, "numberOfDocumentsFailed": failed},
+        "statistics": {
+            "numberOfDocumentsScanned": 3,
+            "numberOfNewDocumentsIndexed": 3 - failed,
+            "numberOfDocumentsFailed": failed,
+        },
         "startedAt": NOW,
         "updatedAt": NOW,
     }

@@ -102,6 +102,6 @@ def test_an_environment_without_account_cannot_be_a_stage(tmp_path):
     path = _write(tmp_path, [{"environment": "dev", "smoke_role_arn": DEV_ROLE}])
     with pytest.raises(ConfigError) as caught:
         load_pipeline(path, config)
-    assert any(
-        p.field == "stages[0].environment" and "has no account" in p.message for p in caught.value.problems
-    ), caught.value
+    assert any(p.field == "stages[0].environment" and "has no account" in p.message for p in caught.value.problems), (
+        caught.value
+    )
