@@ -30,7 +30,9 @@ def _one(template, resource_type) -> tuple[str, dict]:
     found = [
         (k, v["Properties"])
         for k, v in template["Resources"].items()
-        if v["Type"] == resource_type and not k.startswith("CustomS3AutoDeleteObjects")
+        if v["Type"] == resource_type
+        and not k.startswith("CustomS3AutoDeleteObjects")
+        and not k.startswith("IngestionLogs")  # the ingestion log group: tests/cdk_constructs/test_ingestion_logs.py
     ]
     assert len(found) == 1, f"{resource_type}: {[k for k, _ in found]}"
     return found[0]

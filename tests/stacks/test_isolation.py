@@ -98,8 +98,16 @@ def test_endpoint_role_writes_only_its_own_log_group(synthesized):
     for tenant in synthesized.project.tenants:
         template = _template(synthesized, tenant)
         logs = _endpoint_statements(template)["WriteTheEndpointsOwnLogGroup"]
+        groups = {
+            logical_id: resource["Properties"]["LogGroupName"]
+            for logical_id, resource in template["Resources"].items()
+            if resource["Type"] == "AWS::Logs::LogGroup"
+        }
+        # The tenant's other log group (ingestion logs, written by Bedrock's log delivery) is not the endpoint's.
+        endpoint_groups = {key for key, name in groups.items() if name.startswith("/aws/lambda/")}
+        assert len(endpoint_groups) == 1
         assert {ref for r in as_list(logs["Resource"]) for ref in referenced_ids(r)} - {"AWS::Partition"} == (
-            _ids_of_type(template, "AWS::Logs::LogGroup")
+            endpoint_groups
         )
         region, account = synthesized.project.environment.region, synthesized.project.environment.account
         assert all(f":logs:{region}:{account}:log-group:" in render(r) for r in as_list(logs["Resource"]))
