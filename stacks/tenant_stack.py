@@ -144,7 +144,11 @@ class TenantStack(cdk.Stack):
             config=instruction,
             name=bounded_name(f"{self._prefix}-instruction", 100),
             description=f"Retrieval instruction of {self.tenant_name} ({env_name})",
-            tags={"akb:environment": env_name, "akb:tenant": self.tenant_name},
+            tags={
+                "akb:environment": env_name,
+                "akb:tenant": self.tenant_name,
+                **({"akb:cost-center": self.tenant.cost_center} if self.tenant.cost_center else {}),
+            },
             removal_policy=self._removal,
         )
 
