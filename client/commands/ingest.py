@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import time
-from datetime import datetime
 from collections.abc import Callable, Sequence
+from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
