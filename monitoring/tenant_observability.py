@@ -17,6 +17,8 @@ from constructs import Construct
 from monitoring.alarms import EndpointAlarms
 from monitoring.dashboard_widgets import explained_row
 from monitoring.ingestion_monitoring import INGESTION_ROW, IngestionMonitoring
+from monitoring.alarms import EndpointAlarms, gateway_alarm_specs
+from monitoring.metric_catalogue import GatewayMetrics
 from monitoring.saved_queries import EndpointLogQueries
 from monitoring.tenant_dashboard import TenantDashboard
 from schema.alarm_config import TenantThresholds
@@ -47,6 +49,7 @@ class TenantObservability(Construct):
     - index_storage_price_per_gb_month: for the dashboard's storage estimate; default 5.0.
     - ingestion: (log group, metric namespace) of the knowledge bases' ingestion logs: adds their
       alarms (into the composite), saved query and dashboard row; default none.
+    - gateway, interceptor: the tenant's MCP gateway metrics and its interceptor function; default none.
     """
 
     def __init__(
@@ -66,6 +69,8 @@ class TenantObservability(Construct):
         knowledge_bases: Mapping[str, str] | None = None,
         index_storage_price_per_gb_month: float = 5.0,
         ingestion: tuple[logs.ILogGroup, str] | None = None,
+        gateway: GatewayMetrics | None = None,
+        interceptor: lambda_.IFunction | None = None,
     ):
         super().__init__(scope, construct_id)
         self.ingestion = (
@@ -92,6 +97,7 @@ class TenantObservability(Construct):
             runbook_url=f"{RUNBOOK}; dashboard {dashboard_url(self, name)}",
             knowledge_base_ids=list((knowledge_bases or {}).values()),
             extra_alarms=ingestion_alarms,
+            extra_specs=gateway_alarm_specs(gateway, interceptor, thresholds) if gateway and interceptor else (),
         )
         self.dashboard = TenantDashboard(
             self,
@@ -105,6 +111,7 @@ class TenantObservability(Construct):
             cache=cache,
             knowledge_bases=knowledge_bases,
             index_storage_price_per_gb_month=index_storage_price_per_gb_month,
+            gateway=gateway,
         )
         if self.ingestion is not None:
             self.dashboard.dashboard.add_widgets(explained_row(INGESTION_ROW, self.ingestion.widgets()))

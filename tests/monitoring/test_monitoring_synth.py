@@ -179,8 +179,9 @@ def test_each_tenant_stack_has_its_dashboard_alarms_composite_and_queries(synthe
     if synthesized.project.tenants[tenant].cache is None:
         expected -= set(names.CACHE_METRICS)
     assert {u.name for u in uses if u.namespace == names.NAMESPACE} == expected
-    # six endpoint alarms + Retrieve throttles of its knowledge bases + ingestion failed documents and jobs
-    assert len(alarms(template)) == 9
+    gateway_alarms = 3 if synthesized.project.tenants[tenant].gateway else 0  # tests/cdk_constructs/test_mcp_gateway.py
+    # six endpoint alarms + Retrieve throttles of its KBs + ingestion failed documents and jobs
+    assert len(alarms(template)) == 9 + gateway_alarms
     types = [r["Type"] for r in template["Resources"].values()]
     assert types.count("AWS::CloudWatch::CompositeAlarm") == 1
     assert types.count("AWS::Logs::QueryDefinition") == 5  # four endpoint queries + ingestion failed documents

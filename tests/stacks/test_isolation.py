@@ -103,8 +103,10 @@ def test_endpoint_role_writes_only_its_own_log_group(synthesized):
             for logical_id, resource in template["Resources"].items()
             if resource["Type"] == "AWS::Logs::LogGroup"
         }
-        # The tenant's other log group (ingestion logs, written by Bedrock's log delivery) is not the endpoint's.
+        # The tenant's other log groups (ingestion logs, written by Bedrock's log delivery; the MCP gateway
+        # interceptor's, written by its own role) are not the endpoint's.
         endpoint_groups = {key for key, name in groups.items() if name.startswith("/aws/lambda/")}
+        endpoint_groups = {key for key in endpoint_groups if not key.startswith("McpGateway")}
         assert len(endpoint_groups) == 1
         assert {ref for r in as_list(logs["Resource"]) for ref in referenced_ids(r)} - {"AWS::Partition"} == (
             endpoint_groups
