@@ -14,10 +14,9 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from monitoring.alarms import EndpointAlarms
+from monitoring.alarms import EndpointAlarms, gateway_alarm_specs
 from monitoring.dashboard_widgets import explained_row
 from monitoring.ingestion_monitoring import INGESTION_ROW, IngestionMonitoring
-from monitoring.alarms import EndpointAlarms, gateway_alarm_specs
 from monitoring.metric_catalogue import GatewayMetrics
 from monitoring.saved_queries import EndpointLogQueries
 from monitoring.tenant_dashboard import TenantDashboard

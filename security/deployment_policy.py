@@ -22,9 +22,10 @@ from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-import cfnlint.data.schemas
+from importlib.resources import files
 
-SCHEMAS = Path(cfnlint.data.schemas.__file__).parent
+# cfn-lint's copy of the CloudFormation registry schemas (a dev dependency, like the scanner's).
+SCHEMAS = files("cfnlint.data.schemas")
 HANDLER_OPERATIONS = ("create", "read", "update", "delete")
 # Not in any resource schema: Bedrock authorizes a DeliverySource on a knowledge base with it.
 EXTRA_ACTIONS = {"AWS::Logs::DeliverySource": ("bedrock:AllowVendedLogDeliveryForResource",)}
@@ -34,11 +35,11 @@ ALWAYS = ("ssm:GetParameters",)
 
 def handler_permissions(resource_type: str, region: str) -> list[str]:
     """The actions CloudFormation's handlers for `resource_type` call (cfn-lint's copy of the registry schema)."""
-    providers = json.loads((SCHEMAS / "providers" / f"{region}.json").read_text())
+    providers = json.loads(SCHEMAS.joinpath("providers", f"{region}.json").read_text())
     reference = providers.get(resource_type)
     if reference is None:
         raise ValueError(f"{resource_type} has no schema for {region}: it cannot be deployed there")
-    schema = json.loads((SCHEMAS / "resources" / f"{reference}.json").read_text())
+    schema = json.loads(SCHEMAS.joinpath("resources", f"{reference}.json").read_text())
     handlers = schema.get("handlers", {})
     actions = [action for op in HANDLER_OPERATIONS for action in handlers.get(op, {}).get("permissions", [])]
     return [*actions, *EXTRA_ACTIONS.get(resource_type, ())]
