@@ -19,10 +19,9 @@ from __future__ import annotations
 import argparse
 import json
 from collections.abc import Iterable
+from importlib.resources import files
 from pathlib import Path
 from typing import Any
-
-from importlib.resources import files
 
 # cfn-lint's copy of the CloudFormation registry schemas (a dev dependency, like the scanner's).
 SCHEMAS = files("cfnlint.data.schemas")
