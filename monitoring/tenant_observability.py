@@ -72,18 +72,7 @@ class TenantObservability(Construct):
         interceptor: lambda_.IFunction | None = None,
     ):
         super().__init__(scope, construct_id)
-        self.ingestion = (
-            IngestionMonitoring(
-                self,
-                "Ingestion",
-                log_group=ingestion[0],
-                namespace=ingestion[1],
-                name_prefix=name,
-                query_folder=query_folder or name,
-            )
-            if ingestion is not None
-            else None
-        )
+        self.ingestion = self._build_ingestion(ingestion, name, query_folder or name)
         ingestion_alarms = list(self.ingestion.alarms.values()) if self.ingestion else []
         self.alarms = EndpointAlarms(
             self,
@@ -115,3 +104,14 @@ class TenantObservability(Construct):
         if self.ingestion is not None:
             self.dashboard.dashboard.add_widgets(explained_row(INGESTION_ROW, self.ingestion.widgets()))
         self.queries = EndpointLogQueries(self, "Queries", log_group=log_group, name_prefix=query_folder or name)
+
+    def _build_ingestion(
+        self, ingestion: tuple[logs.ILogGroup, str] | None, name: str, query_folder: str
+    ) -> IngestionMonitoring | None:
+        """Alarms, saved query and widgets over the knowledge bases' ingestion logs (when delivered)."""
+        if ingestion is None:
+            return None
+        log_group, namespace = ingestion
+        return IngestionMonitoring(
+            self, "Ingestion", log_group=log_group, namespace=namespace, name_prefix=name, query_folder=query_folder
+        )
