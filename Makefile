@@ -10,7 +10,7 @@ CDK := npx --no-install cdk
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help setup synth test test-fast lint typecheck fmt clean deploy diff lock validate local emulator scan checkov-lock
+.PHONY: help setup synth synth-pipeline deploy-pipeline test test-fast lint typecheck fmt clean deploy diff lock validate local emulator scan checkov-lock
 
 # Unit tests only: no synth, no server, no subprocess (tests/conftest.py marks those from what each test uses).
 # Folders whose every test synthesizes are not even collected, so aws_cdk is never imported; bytecode
@@ -49,6 +49,16 @@ setup: $(BIN)/.installed node_modules/.installed  ## Create .venv and node_modul
 
 synth: setup  ## Synthesize ENV (default dev) from CONFIG (default config/) into cdk.out/
 	$(CDK) synth --quiet -c env=$(ENV) -c config=$(CONFIG)
+
+PIPELINE ?= $(CONFIG)/pipeline.yaml
+
+synth-pipeline: setup  ## Synthesize the promotion pipeline from PIPELINE (default config/pipeline.yaml; docs/pipeline.md)
+	@test -f $(PIPELINE) || { echo "No $(PIPELINE): the pipeline is opt-in (docs/pipeline.md; example: config/examples/pipeline.yaml)"; exit 1; }
+	$(CDK) synth --quiet -c pipeline=$(PIPELINE) -c config=$(CONFIG)
+
+deploy-pipeline: setup  ## Deploy the pipeline stack into the tooling account (needs its credentials; docs/pipeline.md)
+	@test -f $(PIPELINE) || { echo "No $(PIPELINE): the pipeline is opt-in (docs/pipeline.md)"; exit 1; }
+	$(CDK) deploy akb-pipeline -c pipeline=$(PIPELINE) -c config=$(CONFIG) --require-approval broadening
 
 validate: $(BIN)/.installed  ## Check ENV's config without synthesizing
 	$(BIN)/akb validate --env $(ENV) --config $(CONFIG)

@@ -12,7 +12,7 @@ from cdk_nag import AwsSolutionsChecks
 from constructs import IConstruct
 
 
-def enable_nag(app: cdk.App) -> None:
+def enable_nag(app: cdk.Stage) -> None:
     cdk.Validations.of(app).add_plugins(AwsSolutionsChecks(app))
 
 

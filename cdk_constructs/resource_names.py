@@ -87,3 +87,16 @@ def data_source_key(alias: str, index: int, field: str) -> str:
 def query_folder(env_name: str, tenant: str) -> str:
     """`akb/dev/acme`: the Logs Insights folder of a tenant's saved queries."""
     return f"akb/{env_name}/{tenant}"
+
+
+def ingestion_log_group_name(env_name: str, tenant: str) -> str:
+    """Where a tenant's knowledge bases deliver their ingestion logs (APPLICATION_LOGS). The
+    `/aws/vendedlogs/` prefix is the one CloudWatch Logs recommends for vended logs (it keeps the
+    account's log resource policy small); `akb ingest --wait` reads the same name."""
+    return f"/aws/vendedlogs/bedrock/knowledge-base/APPLICATION_LOGS/{resource_prefix(env_name, tenant)}"
+
+
+def ingestion_metric_namespace(env_name: str, tenant: str) -> str:
+    """Namespace of the metric filters over a tenant's ingestion logs (a metric filter cannot add a
+    fixed dimension, so the tenant is in the namespace)."""
+    return f"AgenticRetrieval/Ingestion/{resource_prefix(env_name, tenant)}"

@@ -11,6 +11,7 @@ COMMANDS: dict[str, str] = {
     "ask": "client.commands.ask",
     "eval": "client.commands.eval",
     "ingest": "client.commands.ingest",
+    "cost": "client.commands.cost",
     "policy": "client.commands.policy",
     "validate": "client.commands.validate",
     "cache": "client.commands.cache",

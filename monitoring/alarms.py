@@ -103,6 +103,7 @@ class EndpointAlarms(Construct):
     - runbook_url: appended to every description (where to look first); default none.
     - knowledge_base_ids: the tenant's knowledge-base ids (tokens are fine); adds the Retrieve
       throttles alarm over them; default none (no such alarm).
+    - extra_alarms: other tenant alarms the composite includes (e.g. ingestion failures); default none.
     - extra_specs: more alarms that join the composite (the MCP gateway's: `gateway_alarm_specs`).
     """
 
@@ -118,6 +119,7 @@ class EndpointAlarms(Construct):
         topic: sns.ITopic | None = None,
         runbook_url: str | None = None,
         knowledge_base_ids: Sequence[str] = (),
+        extra_alarms: Sequence[cloudwatch.IAlarm] = (),
         extra_specs: Sequence[AlarmSpec] = (),
     ):
         super().__init__(scope, construct_id)
@@ -138,7 +140,7 @@ class EndpointAlarms(Construct):
             composite_alarm_name=f"{name_prefix}-page",
             alarm_description=f"Tenant {tenant}: one of its endpoint alarms is in ALARM (see which on the "
             f"tenant dashboard {name_prefix}). {_runbook_line(runbook_url)}".strip(),
-            alarm_rule=cloudwatch.AlarmRule.any_of(*self.alarms.values()),
+            alarm_rule=cloudwatch.AlarmRule.any_of(*self.alarms.values(), *extra_alarms),
         )
         if topic is not None:
             self.composite.add_alarm_action(actions.SnsAction(topic))

@@ -15,6 +15,8 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from monitoring.alarms import EndpointAlarms, gateway_alarm_specs
+from monitoring.dashboard_widgets import explained_row
+from monitoring.ingestion_monitoring import INGESTION_ROW, IngestionMonitoring
 from monitoring.metric_catalogue import GatewayMetrics
 from monitoring.saved_queries import EndpointLogQueries
 from monitoring.tenant_dashboard import TenantDashboard
@@ -44,6 +46,8 @@ class TenantObservability(Construct):
     - knowledge_bases: alias -> knowledge-base id (tokens are fine): per-knowledge-base Bedrock
       graphs and the Retrieve throttles alarm; default none.
     - index_storage_price_per_gb_month: for the dashboard's storage estimate; default 5.0.
+    - ingestion: (log group, metric namespace) of the knowledge bases' ingestion logs: adds their
+      alarms (into the composite), saved query and dashboard row; default none.
     - gateway, interceptor: the tenant's MCP gateway metrics and its interceptor function; default none.
     """
 
@@ -63,10 +67,13 @@ class TenantObservability(Construct):
         cache: bool = False,
         knowledge_bases: Mapping[str, str] | None = None,
         index_storage_price_per_gb_month: float = 5.0,
+        ingestion: tuple[logs.ILogGroup, str] | None = None,
         gateway: GatewayMetrics | None = None,
         interceptor: lambda_.IFunction | None = None,
     ):
         super().__init__(scope, construct_id)
+        self.ingestion = self._build_ingestion(ingestion, name, query_folder or name)
+        ingestion_alarms = list(self.ingestion.alarms.values()) if self.ingestion else []
         self.alarms = EndpointAlarms(
             self,
             "Alarms",
@@ -77,6 +84,7 @@ class TenantObservability(Construct):
             topic=topic,
             runbook_url=f"{RUNBOOK}; dashboard {dashboard_url(self, name)}",
             knowledge_base_ids=list((knowledge_bases or {}).values()),
+            extra_alarms=ingestion_alarms,
             extra_specs=gateway_alarm_specs(gateway, interceptor, thresholds) if gateway and interceptor else (),
         )
         self.dashboard = TenantDashboard(
@@ -87,10 +95,23 @@ class TenantObservability(Construct):
             dashboard_name=name,
             thresholds=thresholds,
             reserved_concurrency=reserved_concurrency,
-            alarms=[*self.alarms.alarms.values(), self.alarms.composite],
+            alarms=[*self.alarms.alarms.values(), *ingestion_alarms, self.alarms.composite],
             cache=cache,
             knowledge_bases=knowledge_bases,
             index_storage_price_per_gb_month=index_storage_price_per_gb_month,
             gateway=gateway,
         )
+        if self.ingestion is not None:
+            self.dashboard.dashboard.add_widgets(explained_row(INGESTION_ROW, self.ingestion.widgets()))
         self.queries = EndpointLogQueries(self, "Queries", log_group=log_group, name_prefix=query_folder or name)
+
+    def _build_ingestion(
+        self, ingestion: tuple[logs.ILogGroup, str] | None, name: str, query_folder: str
+    ) -> IngestionMonitoring | None:
+        """Alarms, saved query and widgets over the knowledge bases' ingestion logs (when delivered)."""
+        if ingestion is None:
+            return None
+        log_group, namespace = ingestion
+        return IngestionMonitoring(
+            self, "Ingestion", log_group=log_group, namespace=namespace, name_prefix=name, query_folder=query_folder
+        )

@@ -169,6 +169,15 @@ class Pricing(StrictModel):
         description="USD per GB-month of knowledge-base index storage (Bedrock's RawDataSize); drawn on "
         "the dashboards, not part of EstimatedCostUSD (it is not per request).",
     )
+    lambda_gb_second_usd: float = Field(
+        0.0000133334,
+        ge=0,
+        description="USD per GB-second of Lambda duration, arm64 (https://aws.amazon.com/lambda/pricing/, "
+        "us-east-1, first tier): `akb cost` multiplies it by the endpoint's duration and memory.",
+    )
+    lambda_per_million_requests_usd: float = Field(
+        0.20, ge=0, description="USD per million Lambda requests (https://aws.amazon.com/lambda/pricing/, us-east-1)."
+    )
 
 
 class Environment(StrictModel):

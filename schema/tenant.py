@@ -13,6 +13,7 @@ from schema.alarm_config import TenantAlarms
 from schema.arn_types import IamPrincipalArn, IamRoleArn
 from schema.cache_config import Cache
 from schema.common import NonBlank, StrictModel, unique
+from schema.cost_tags import CostCenter
 from schema.gateway_config import McpGateway, check_gateway_identity
 from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
@@ -181,6 +182,16 @@ class Tenant(StrictModel):
     knowledge_base_access: KnowledgeBaseAccess = Field(
         default_factory=KnowledgeBaseAccess,
         description="Extra readers of the knowledge bases' resource policy (cross-account, break-glass).",
+    )
+    ingestion_logs: bool = Field(
+        True,
+        description="Deliver each knowledge base's ingestion logs (APPLICATION_LOGS) to the tenant's log group, "
+        "with alarms on failed documents and jobs (docs/operations.md, Ingestion).",
+    )
+    cost_center: CostCenter | None = Field(
+        None,
+        description="Tagged as `akb:cost-center` on every resource of the tenant (activate it as a cost "
+        "allocation tag: docs/operations.md, Cost per tenant). Default: no such tag.",
     )
     gateway: McpGateway | None = Field(
         None, description="Opt-in: the tenant's retrieval as MCP tools behind an AgentCore Gateway (docs/agents.md)."

@@ -11,7 +11,11 @@ from stacks.platform_stack import PlatformStack
 from stacks.tenant_stack import TenantStack
 
 
-def build_app(app: cdk.App, project: Project) -> dict[str, cdk.Stack]:
+def build_app(app: cdk.Stage, project: Project) -> dict[str, cdk.Stack]:
+    """The environment's stacks on `app`: a CDK App (`cdk synth -c env=...`), or a pipeline's Stage for
+    that environment (stacks/environment_stage.py). Stack names are set explicitly, so they are the same
+    either way (a Stage would otherwise prefix them) and a team can move from `make deploy` to the
+    pipeline without renaming its stacks."""
     environment = project.environment
     env = cdk.Environment(account=environment.account, region=environment.region)
     cdk.Tags.of(app).add("akb:environment", project.env_name)
@@ -22,6 +26,7 @@ def build_app(app: cdk.App, project: Project) -> dict[str, cdk.Stack]:
         platform_name,
         project=project,
         env=env,
+        stack_name=platform_name,
         description=(f"Agentic retrieval platform, environment {project.env_name}: alarm topic and dashboard"),
     )
     stacks[platform_name] = platform
@@ -34,6 +39,7 @@ def build_app(app: cdk.App, project: Project) -> dict[str, cdk.Stack]:
             tenant_name=tenant_name,
             platform=platform,
             env=env,
+            stack_name=name,
             description=f"Agentic retrieval tenant {tenant_name} ({project.env_name}): {tenant.description}",
         )
     enable_nag(app)

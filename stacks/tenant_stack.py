@@ -13,6 +13,7 @@ from constructs import Construct
 from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.document_bucket import DocumentBucket
 from cdk_constructs.guardrail import Guardrail
+from cdk_constructs.ingestion_logs import IngestionLogs
 from cdk_constructs.knowledge_base import KnowledgeBase
 from cdk_constructs.knowledge_base_policy import KnowledgeBasePolicy
 from cdk_constructs.knowledge_outputs import publish_knowledge
@@ -23,6 +24,8 @@ from cdk_constructs.resource_names import (
     bounded_name,
     cache_table_name,
     endpoint_log_group_name,
+    ingestion_log_group_name,
+    ingestion_metric_namespace,
     query_folder,
     resource_prefix,
 )
@@ -54,6 +57,8 @@ class TenantStack(cdk.Stack):
         self.tenant: Tenant = project.tenants[tenant_name]
         self.add_stack_dependency(platform)
         cdk.Tags.of(self).add("akb:tenant", tenant_name)
+        if self.tenant.cost_center:  # cost allocation (docs/operations.md, "Cost per tenant")
+            cdk.Tags.of(self).add("akb:cost-center", self.tenant.cost_center)
         self._prefix = resource_prefix(project.env_name, tenant_name)
         self._removal = removal_policy(project.environment)
 
@@ -65,6 +70,7 @@ class TenantStack(cdk.Stack):
             name=endpoint_log_group_name(project.env_name, tenant_name),
         )
         self._build_knowledge()
+        self.ingestion_logs = self._build_ingestion_logs()
         # The result cache's table, when the tenant has a `cache:` block (docs/cache.md).
         self.cache_table = (
             CacheTable(self, "ResultCache", table_name=cache_table_name(project.env_name, tenant_name))
@@ -143,7 +149,11 @@ class TenantStack(cdk.Stack):
             config=instruction,
             name=bounded_name(f"{self._prefix}-instruction", 100),
             description=f"Retrieval instruction of {self.tenant_name} ({env_name})",
-            tags={"akb:environment": env_name, "akb:tenant": self.tenant_name},
+            tags={
+                "akb:environment": env_name,
+                "akb:tenant": self.tenant_name,
+                **({"akb:cost-center": self.tenant.cost_center} if self.tenant.cost_center else {}),
+            },
             removal_policy=self._removal,
         )
 
@@ -164,8 +174,26 @@ class TenantStack(cdk.Stack):
             cache=self.tenant.cache is not None,
             knowledge_bases={alias: kb.knowledge_base_id for alias, kb in self.knowledge_bases.items()},
             index_storage_price_per_gb_month=self.project.environment.pricing.index_storage_per_gb_month_usd,
+            ingestion=(
+                (self.ingestion_logs.log_group, ingestion_metric_namespace(self.project.env_name, self.tenant_name))
+                if self.ingestion_logs
+                else None
+            ),
             gateway=self.gateway.metrics if self.gateway else None,
             interceptor=self.gateway.interceptor if self.gateway else None,
+        )
+
+    def _build_ingestion_logs(self) -> IngestionLogs | None:
+        """Each knowledge base's APPLICATION_LOGS, delivered to one log group (cdk_constructs/ingestion_logs.py)."""
+        if not self.tenant.ingestion_logs:
+            return None
+        return IngestionLogs(
+            self,
+            "IngestionLogs",
+            environment=self.project.environment,
+            log_group_name=ingestion_log_group_name(self.project.env_name, self.tenant_name),
+            name_prefix=self._prefix,
+            knowledge_bases={alias: kb.knowledge_base_arn for alias, kb in self.knowledge_bases.items()},
         )
 
     def _build_gateway(self) -> McpGatewayConstruct:

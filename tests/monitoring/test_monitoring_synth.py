@@ -180,10 +180,11 @@ def test_each_tenant_stack_has_its_dashboard_alarms_composite_and_queries(synthe
         expected -= set(names.CACHE_METRICS)
     assert {u.name for u in uses if u.namespace == names.NAMESPACE} == expected
     gateway_alarms = 3 if synthesized.project.tenants[tenant].gateway else 0  # tests/cdk_constructs/test_mcp_gateway.py
-    assert len(alarms(template)) == 7 + gateway_alarms  # six endpoint alarms + Retrieve throttles of its KBs
+    # six endpoint alarms + Retrieve throttles of its KBs + ingestion failed documents and jobs
+    assert len(alarms(template)) == 9 + gateway_alarms
     types = [r["Type"] for r in template["Resources"].values()]
     assert types.count("AWS::CloudWatch::CompositeAlarm") == 1
-    assert types.count("AWS::Logs::QueryDefinition") == 4
+    assert types.count("AWS::Logs::QueryDefinition") == 5  # four endpoint queries + ingestion failed documents
 
 
 def test_tenant_composite_alarm_notifies_the_platform_topic_across_stacks(synthesized):

@@ -65,4 +65,5 @@ def test_every_template_passes_cfn_lint_without_errors(synthesized):
 def test_tenant_stacks_are_tagged_with_environment_and_tenant(synthesized):
     metadata = json.loads((synthesized.outdir / "manifest.json").read_text())
     tags = metadata["artifacts"]["dev-acme"]["properties"].get("tags", {})
-    assert tags == {"akb:environment": "dev", "akb:tenant": "acme"}
+    # acme's file sets cost_center (tests/stacks/test_cost_tags.py checks every resource)
+    assert tags == {"akb:environment": "dev", "akb:tenant": "acme", "akb:cost-center": "support-emea"}

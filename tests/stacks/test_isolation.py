@@ -98,8 +98,16 @@ def test_endpoint_role_writes_only_its_own_log_group(synthesized):
     for tenant in synthesized.project.tenants:
         template = _template(synthesized, tenant)
         logs = _endpoint_statements(template)["WriteTheEndpointsOwnLogGroup"]
-        # Every log group of the stack but the MCP gateway interceptor's (its own role writes that one).
-        endpoint_groups = {g for g in _ids_of_type(template, "AWS::Logs::LogGroup") if not g.startswith("McpGateway")}
+        groups = {
+            logical_id: resource["Properties"]["LogGroupName"]
+            for logical_id, resource in template["Resources"].items()
+            if resource["Type"] == "AWS::Logs::LogGroup"
+        }
+        # The tenant's other log groups (ingestion logs, written by Bedrock's log delivery; the MCP gateway
+        # interceptor's, written by its own role) are not the endpoint's.
+        endpoint_groups = {key for key, name in groups.items() if name.startswith("/aws/lambda/")}
+        endpoint_groups = {key for key in endpoint_groups if not key.startswith("McpGateway")}
+        assert len(endpoint_groups) == 1
         assert {ref for r in as_list(logs["Resource"]) for ref in referenced_ids(r)} - {"AWS::Partition"} == (
             endpoint_groups
         )

@@ -26,6 +26,7 @@ _SHARED = {
     "DocumentsBucket089EA665": "AWS::S3::Bucket",
     "EndpointLogsC54E4891": "AWS::Logs::LogGroup",
     "Guardrail91D61981": "AWS::Bedrock::Guardrail",
+    "IngestionLogsLogGroupFF288EB9": "AWS::Logs::LogGroup",  # new in issue 20 (ingestion logs), pinned from here on
 }
 PINNED: dict[str, dict[str, str]] = {
     "dev-acme": {
