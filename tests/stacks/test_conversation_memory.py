@@ -29,7 +29,9 @@ def _endpoint_statements(template):
         for role in _of_type(template, "AWS::IAM::Role").values()
         if "lambda.amazonaws.com" in json.dumps(role["Properties"]["AssumeRolePolicyDocument"])
     ]
-    return [s for role in roles for p in role["Properties"].get("Policies", []) for s in p["PolicyDocument"]["Statement"]]
+    return [
+        s for role in roles for p in role["Properties"].get("Policies", []) for s in p["PolicyDocument"]["Statement"]
+    ]
 
 
 def test_a_tenant_with_memory_gets_one_memory_with_expiry_and_actor_scoped_strategies(synthesized):
