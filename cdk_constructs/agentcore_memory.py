@@ -15,6 +15,7 @@ https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/memory-organizatio
 from __future__ import annotations
 
 import re
+from typing import Any
 
 from aws_cdk import aws_bedrockagentcore as agentcore
 from constructs import Construct
@@ -57,11 +58,8 @@ class ConversationMemory(Construct):
         out = []
         for strategy in self.config.strategies:
             member, prop = _STRATEGY_MEMBERS[strategy.type]
-            out.append(
-                agentcore.CfnMemory.MemoryStrategyProperty(
-                    **{member: prop(name=strategy.name, namespaces=[strategy.namespace])}
-                )
-            )
+            one: dict[str, Any] = {member: prop(name=strategy.name, namespaces=[strategy.namespace])}
+            out.append(agentcore.CfnMemory.MemoryStrategyProperty(**one))
         return out
 
     @property

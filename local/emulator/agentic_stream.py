@@ -142,8 +142,8 @@ class AgenticRun:
     ) -> None:
         self.asked: str = body["messages"][-1]["content"]["text"]
         self.memory_store = memory or MemoryStore()
-        self.memory = body.get("memoryConfiguration")
-        self.binding = (self.memory or {}).get("sessionBinding")
+        self.memory: dict[str, Any] = body.get("memoryConfiguration") or {}
+        self.binding: dict[str, Any] = self.memory.get("sessionBinding") or {}
         self.history = self._restored_history()
         earlier = [str(m["content"].get("text") or "") for m in body["messages"][:-1] if m["role"] == "user"]
         # What planning works from: a follow-up completed from the conversation (follow_up.py).

@@ -278,11 +278,14 @@ class Handler(BaseHTTPRequestHandler):
     def _add_memory_record(self) -> None:
         """Seeds a long-term memory record (what a strategy would have extracted: sessions.py)."""
         body = self._control_body()
-        fields = [body.get(key) for key in ("memoryId", "namespace", "text")]
-        if not all(isinstance(value, str) and value for value in fields):
+        memory_id, namespace, text = (body.get(key) for key in ("memoryId", "namespace", "text"))
+        if not all(isinstance(value, str) and value for value in (memory_id, namespace, text)):
             raise _BadRequest('"memoryId", "namespace" and "text" must be non-empty strings')
         strategy = body.get("strategyId")
-        self.state.memory.add_record(MemoryRecord(*fields, strategy_id=strategy if isinstance(strategy, str) else None))
+        record = MemoryRecord(
+            str(memory_id), str(namespace), str(text), strategy_id=strategy if isinstance(strategy, str) else None
+        )
+        self.state.memory.add_record(record)
         self._send(200, {"added": 1})
 
     # -- control API --------------------------------------------------------------------------
