@@ -4,7 +4,8 @@ One `AWS::BedrockAgentCore::Memory` (aws-cdk-lib `aws_bedrockagentcore.CfnMemory
 config has a `memory:` block. Properties (cfn-lint schema of the resource; ledger):
 `Name` (`^[a-zA-Z][a-zA-Z0-9_]{0,47}$`), `EventExpiryDuration` (days, 3-365: how long a session's
 turns are kept), `MemoryStrategies` (built-in SemanticMemoryStrategy, SummaryMemoryStrategy,
-UserPreferenceMemoryStrategy, each with `Name` and `Namespaces`). Every namespace holds `{actorId}/`
+UserPreferenceMemoryStrategy, each with `Name` and `NamespaceTemplates`: `Namespaces` is deprecated in
+bedrock-agentcore-control since 2026-03-02). Every namespace holds `{actorId}/`
 (schema/memory_config.py), so extracted records are per end user.
 Encryption: without `EncryptionKeyArn` "the service still encrypts data using a service managed key"
 (https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/create-memory.html); a customer
@@ -58,7 +59,7 @@ class ConversationMemory(Construct):
         out = []
         for strategy in self.config.strategies:
             member, prop = _STRATEGY_MEMBERS[strategy.type]
-            one: dict[str, Any] = {member: prop(name=strategy.name, namespaces=[strategy.namespace])}
+            one: dict[str, Any] = {member: prop(name=strategy.name, namespace_templates=[strategy.namespace])}
             out.append(agentcore.CfnMemory.MemoryStrategyProperty(**one))
         return out
 

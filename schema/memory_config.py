@@ -40,6 +40,7 @@ class MemoryStrategy(StrictModel):
         "strategies (SemanticMemoryStrategy, SummaryMemoryStrategy, UserPreferenceMemoryStrategy)."
     )
     namespace: str = Field(
+        max_length=512,
         description="Where the strategy stores records, e.g. `/actors/{actorId}/facts`. Must contain "
         "`{actorId}/` followed by at least one more segment: records are always scoped to one user."
     )

@@ -40,7 +40,7 @@ def test_a_tenant_with_memory_gets_one_memory_with_expiry_and_actor_scoped_strat
     assert props["Name"] == memory_name("dev", "acme") == "akb_dev_acme"
     assert props["EventExpiryDuration"] == 30
     assert props["MemoryStrategies"] == [
-        {"SemanticMemoryStrategy": {"Name": "facts", "Namespaces": ["/actors/{actorId}/facts"]}}
+        {"SemanticMemoryStrategy": {"Name": "facts", "NamespaceTemplates": ["/actors/{actorId}/facts"]}}
     ]
 
 
