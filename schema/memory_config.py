@@ -42,7 +42,7 @@ class MemoryStrategy(StrictModel):
     namespace: str = Field(
         max_length=512,
         description="Where the strategy stores records, e.g. `/actors/{actorId}/facts`. Must contain "
-        "`{actorId}/` followed by at least one more segment: records are always scoped to one user."
+        "`{actorId}/` followed by at least one more segment: records are always scoped to one user.",
     )
 
     @field_validator("namespace")
