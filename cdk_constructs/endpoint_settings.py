@@ -72,11 +72,10 @@ def cache_settings(tenant: Tenant) -> CacheSettings | None:
 
 
 def memory_settings(tenant: Tenant, memory_id: str | None) -> MemorySettings | None:
-    """The endpoint's view of the tenant's `memory:` block (None: no conversations)."""
-    if not tenant.memory_on or tenant.memory is None:
+    """The endpoint's view of the tenant's `memory:` block (None: no conversations). Without a memory id
+    (a caller that builds no memory) there are none: a `sessionId` is then refused, never half-bound."""
+    if not tenant.memory_on or tenant.memory is None or memory_id is None:
         return None
-    if memory_id is None:
-        raise ValueError("the tenant has conversations on (memory:) but no memory id was given")
     return MemorySettings(
         memory_id=memory_id,
         required=tenant.memory.required,

@@ -2,8 +2,8 @@
 
 The managed planner reads the conversation (messages history or a restored memory session) and
 plans for what the user means. The emulator imitates that with one deterministic rule: a question
-that is short (fewer than SELF_CONTAINED_WORDS content words) or opens like a follow-up ("and",
-"what about", "how about") borrows the previous question's content words; when it names its own
+that opens like a follow-up ("and", "what about", "how about") or is short (fewer than
+SELF_CONTAINED_WORDS content words) without naming anything of its own borrows the previous question's content words; when it names its own
 entity (a capitalized word such as "Enterprise"), the previous question's entities ("Pro") give
 way to it. The result is what planning, retrieval and the answer work from. No claim about the
 service's quality: it only makes two-turn conversations testable without AWS.
@@ -25,7 +25,11 @@ def _is_entity(word: str) -> bool:
 
 
 def is_follow_up(question: str) -> bool:
-    return bool(_OPENERS.match(question)) or len(content_words(question)) < SELF_CONTAINED_WORDS
+    """Opens like a follow-up, or is short and names nothing of its own ("Pricing?"; not "What is ACME-2204?")."""
+    if _OPENERS.match(question):
+        return True
+    own = content_words(question)
+    return len(own) < SELF_CONTAINED_WORDS and not any(_is_entity(w) for w in own)
 
 
 def standalone(question: str, earlier: Sequence[str]) -> str:
@@ -49,4 +53,4 @@ def _complete(question: str, previous: str) -> str:
         for w in content_words(previous)
         if len(w) > 1 and w.lower() not in lowered and not (names_own_entity and _is_entity(w))
     ]
-    return " ".join(own + borrowed) or question
+    return " ".join(own + borrowed) if borrowed else question
