@@ -4,9 +4,10 @@ The managed planner reads the conversation (messages history or a restored memor
 plans for what the user means. The emulator imitates that with one deterministic rule: a question
 that opens like a follow-up ("and", "what about", "how about") or is short (fewer than
 SELF_CONTAINED_WORDS content words) without naming anything of its own borrows the previous
-question's content words; when it names its own entity (a capitalized word such as "Enterprise"), the previous question's entities ("Pro") give
-way to it. The result is what planning, retrieval and the answer work from. No claim about the
-service's quality: it only makes two-turn conversations testable without AWS.
+question's content words; when it names its own entity (a capitalized word such as "Enterprise"),
+the previous question's entities ("Pro") give way to it. The result is what planning, retrieval
+and the answer work from. No claim about the service's quality: it only makes two-turn
+conversations testable without AWS.
 """
 
 from __future__ import annotations
