@@ -28,6 +28,7 @@ KB_ID_LENGTH = 10
 GUARDRAIL_ID_LENGTH = 12
 VERSION_LENGTH = 5
 INSTRUCTION_ID_LENGTH = 12
+MEMORY_ID_LENGTH = 111  # AgentCoreMemoryId: at most 111 characters (botocore bedrock-agent-runtime)
 OTHER_TOKEN_LENGTH = 100  # an ARN
 _TOKEN = re.compile(r"\$\{Token\[[^\]]+\]\}")
 # Lambda function names: 64 characters (https://docs.aws.amazon.com/lambda/latest/api/API_CreateFunction.html).
@@ -91,7 +92,12 @@ def _worst_case_variables(project: Project, tenant_name: str) -> dict[str, str]:
         else None
     )
     settings = tenant_settings(
-        project, tenant_name, knowledge_bases=refs, guardrail=guardrail, retrieval_instruction=instruction
+        project,
+        tenant_name,
+        knowledge_bases=refs,
+        guardrail=guardrail,
+        retrieval_instruction=instruction,
+        memory_id="x" * MEMORY_ID_LENGTH if tenant.memory_on else None,
     )
     variables = {**ADAPTER_VARIABLES, SETTINGS_ENV_VAR: settings.to_json()}
     if tenant.cache is not None:  # the result cache's table name (a literal: streaming_endpoint.py)

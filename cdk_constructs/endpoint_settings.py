@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 
 from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
-from lambdas.endpoint.settings import CacheSettings, Retriever, RoutingSettings, TenantSettings
+from lambdas.endpoint.settings import CacheSettings, MemorySettings, Retriever, RoutingSettings, TenantSettings
 from schema import Project, Tenant
 
 
@@ -20,6 +20,7 @@ def tenant_settings(
     knowledge_bases: Sequence[KnowledgeBaseRef],
     guardrail: GuardrailRef | None = None,
     retrieval_instruction: RetrievalInstructionRef | None = None,
+    memory_id: str | None = None,
 ) -> TenantSettings:
     environment = project.environment
     tenant = project.tenants[tenant_name]
@@ -50,6 +51,7 @@ def tenant_settings(
         retrieve_price_per_1000_usd=environment.pricing.retrieve_per_1000_usd,
         routing=RoutingSettings(**tenant.routing.model_dump()),  # same field names (docs/routing.md)
         cache=cache_settings(tenant),
+        memory=memory_settings(tenant, memory_id),
     )
 
 
@@ -66,4 +68,16 @@ def cache_settings(tenant: Tenant) -> CacheSettings | None:
         modes=list(cache.modes),
         version_refresh_seconds=cache.version_refresh_seconds,
         acl_knowledge_bases=aliases if acl == "all" else [] if acl == "none" else list(acl),
+    )
+
+
+def memory_settings(tenant: Tenant, memory_id: str | None) -> MemorySettings | None:
+    """The endpoint's view of the tenant's `memory:` block (None: no conversations). Without a memory id
+    (a caller that builds no memory) there are none: a `sessionId` is then refused, never half-bound."""
+    if not tenant.memory_on or tenant.memory is None or memory_id is None:
+        return None
+    return MemorySettings(
+        memory_id=memory_id,
+        required=tenant.memory.required,
+        retrieval_namespace=tenant.memory.retrieval_namespace(),
     )

@@ -18,6 +18,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from cdk_constructs.agentcore_memory import ConversationMemory
 from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.endpoint_bundling import endpoint_code
 from cdk_constructs.endpoint_limits import (
@@ -26,6 +27,7 @@ from cdk_constructs.endpoint_limits import (
     GUARDRAIL_ID_LENGTH,
     INSTRUCTION_ID_LENGTH,
     KB_ID_LENGTH,
+    MEMORY_ID_LENGTH,
     VERSION_LENGTH,
     environment_size_message,
     function_name_message,
@@ -68,6 +70,8 @@ class StreamingEndpoint(Construct):
     - retrieval_instruction: optional; its id/version go to the service.
     - cache_table: optional; the result cache's table (its name goes to the service, the role may
       use the tenant's items of it: policies/cache_table.py).
+    - memory: optional; the tenant's AgentCore Memory (its id goes to the service, the role may
+      restore and write sessions of it: policies/memory_access.py).
     """
 
     def __init__(
@@ -82,22 +86,26 @@ class StreamingEndpoint(Construct):
         guardrail: GuardrailRef | None = None,
         retrieval_instruction: RetrievalInstructionRef | None = None,
         cache_table: CacheTable | None = None,
+        memory: ConversationMemory | None = None,
     ):
         super().__init__(scope, construct_id)
         if not knowledge_bases:
             raise ValueError(f"{self.node.path}: pass at least one knowledge base (the tenant's)")
         self.tenant_name = tenant_name
         self.cache_table = cache_table
+        self.memory = memory
         self.settings = tenant_settings(
             project,
             tenant_name,
             knowledge_bases=knowledge_bases,
             guardrail=guardrail,
             retrieval_instruction=retrieval_instruction,
+            memory_id=memory.memory_id if memory is not None else None,
         )
-        environment_variables = self._environment_variables(
-            token_lengths(knowledge_bases, guardrail, retrieval_instruction)
-        )
+        lengths = token_lengths(knowledge_bases, guardrail, retrieval_instruction)
+        if memory is not None:  # AgentCoreMemoryId: at most 111 characters (botocore)
+            lengths[memory.memory_id] = MEMORY_ID_LENGTH
+        environment_variables = self._environment_variables(lengths)
         self.role = self._build_role(project, knowledge_bases, log_group, guardrail)
         self.function = self._build_function(project, log_group, environment_variables)
         # AWS_IAM, always: there is no setting for NONE (a public URL) anywhere in this project.
@@ -145,6 +153,7 @@ class StreamingEndpoint(Construct):
                 guardrail_arn=guardrail.guardrail_arn if guardrail else None,
                 cache_table_arn=self.cache_table.table_arn if self.cache_table is not None else None,
                 tenant_name=self.tenant_name,
+                memory_arn=self.memory.memory_arn if self.memory is not None else None,
             )
         )
         role = iam.Role(

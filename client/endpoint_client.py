@@ -112,6 +112,8 @@ class QueryOptions(TypedDict, total=False):
     mode: str | None
     user_id: str | None
     next_token: str | None  # the previous page's done.nextToken
+    session_id: str | None  # a conversation of the verified end user (docs/conversations.md)
+    persistence: str | None  # default | none: write this turn back to the session or not
 
 
 def request_body(
@@ -126,6 +128,8 @@ def request_body(
     mode: str | None = None,
     user_id: str | None = None,
     next_token: str | None = None,
+    session_id: str | None = None,
+    persistence: str | None = None,
 ) -> dict[str, Any]:
     """The endpoint's camelCase JSON body; options left as None are omitted (the tenant's defaults)."""
     if (question is None) == (messages is None):
@@ -141,6 +145,8 @@ def request_body(
         "mode": mode,
         "userId": user_id,
         "nextToken": next_token,
+        "sessionId": session_id,
+        "persistence": persistence,
     }
     return {key: value for key, value in fields.items() if value is not None}
 

@@ -17,6 +17,7 @@ from lambdas.endpoint.settings import TenantSettings
 from schema.loader import Project
 
 LOCAL_VERSION = "1"
+LOCAL_USER = "developer"  # the end user `akb local`'s default caller stands for
 
 
 class LocalSettingsError(ValueError):
@@ -80,5 +81,29 @@ def tenant_settings(
     ]
     # The same builder the stack uses: local and deployed settings cannot drift apart.
     return stack_tenant_settings(
-        project, tenant_name, knowledge_bases=knowledge_bases, guardrail=guardrail, retrieval_instruction=instruction
+        project,
+        tenant_name,
+        knowledge_bases=knowledge_bases,
+        guardrail=guardrail,
+        retrieval_instruction=instruction,
+        memory_id=local_memory_id(tenant_name) if tenant.memory_on else None,
     )
+
+
+def local_memory_id(tenant: str) -> str:
+    """An AgentCore-shaped memory id (`^[a-zA-Z][a-zA-Z0-9-_]{0,99}-[a-zA-Z0-9]{10}$`, botocore) for
+    the emulator, which keeps sessions under any well-formed id."""
+    return f"akb_{re.sub(r'[^a-zA-Z0-9_-]', '_', tenant)[:80]}_memory-local00000"
+
+
+def default_caller(settings: TenantSettings) -> str:
+    """A caller the tenant's identity rules vouch for (lambdas/endpoint/identity.py), so the curl
+    `akb local` prints works: a role the tenant lists with user_id_from_session_name, assumed with
+    session name `developer`; otherwise an IAM user `developer` (an IAM user's name is always vouched
+    for). With user_context none any caller would do; the same default keeps conversations working."""
+    for principal in settings.session_name_callers:
+        parts = principal.split(":")  # arn:<partition>:iam::<account>:role/<path/>name
+        if len(parts) == 6:
+            role = parts[5].rsplit("/", 1)[-1]
+            return f"arn:{parts[1]}:sts::{parts[4]}:assumed-role/{role}/{LOCAL_USER}"
+    return f"arn:aws:iam::000000000000:user/{LOCAL_USER}"

@@ -128,6 +128,9 @@ def footer(done: DoneEvent) -> str:
     parts += [f"mode {done.mode}", f"stop {done.stopReason}"]
     if done.cache is not None:
         parts.append(f"cache {done.cache}")
+    if done.memory is not None and done.memory.sessionId:
+        saved = "turn saved" if done.memory.persistence == "default" else "turn not saved"
+        parts.append(f"session {done.memory.sessionId} ({saved})")
     parts.append(f"request {done.requestId}")
     if done.nextToken:
         parts.append("more results: --more 1")
@@ -142,6 +145,13 @@ def incomplete_warning(done: DoneEvent) -> str | None:
         "possibly incomplete: the planner used every allowed iteration without judging the evidence "
         "sufficient (raise maxAgentIteration, up to the tenant's cap, or narrow the question)"
     )
+
+
+def memory_line(done: DoneEvent) -> str | None:
+    """A sessionId the endpoint could not bind is said out loud: this answer ignored the conversation."""
+    if done.memory is None or not done.memory.unbound:
+        return None
+    return f"answered WITHOUT the session: {done.memory.unbound}"
 
 
 def partial_line(done: DoneEvent) -> str | None:
@@ -235,7 +245,7 @@ class ViewRenderer:
         elif isinstance(event, DoneEvent):
             self._show_answer()
             self._stop_live()
-            for warning in (partial_line(event), incomplete_warning(event)):
+            for warning in (partial_line(event), incomplete_warning(event), memory_line(event)):
                 if warning:
                     self._print(Text(warning, style="bold yellow"))
             self._print(Text(footer(event), style="dim"))

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from lambdas.endpoint import metric_names
 from policies import cache_table
 from policies.document import PolicyDocument, Statement, allow, document
+from policies.memory_access import MemoryAccess, memory_statements
 from policies.model_access import model_statements
 
 if TYPE_CHECKING:
@@ -77,6 +78,7 @@ class EndpointRoleInputs:
     guardrail_arn: str | None = None
     kms_key_arns: Sequence[str] = ()
     cache: cache_table.CacheAccess | None = None  # the tenant's result cache, when it has one
+    memory: MemoryAccess | None = None  # the tenant's AgentCore Memory, when it has conversations
 
 
 def inputs_for(
@@ -88,6 +90,7 @@ def inputs_for(
     guardrail_arn: str | None,
     cache_table_arn: str | None = None,
     tenant_name: str | None = None,
+    memory_arn: str | None = None,
 ) -> EndpointRoleInputs:
     """The config half of the inputs (models, KMS keys); the caller supplies the deployed ARNs."""
     keys = [kb.kms_key_arn for kb in tenant.knowledge_bases if kb.kms_key_arn]
@@ -103,6 +106,11 @@ def inputs_for(
         guardrail_arn=guardrail_arn,
         kms_key_arns=tuple(dict.fromkeys(keys)),
         cache=_cache_access(tenant, tenant_name, cache_table_arn),
+        memory=(
+            MemoryAccess(memory_arn, long_term_retrieval=tenant.memory.long_term_retrieval is not None)
+            if memory_arn is not None and tenant.memory is not None
+            else None
+        ),
     )
 
 
@@ -157,6 +165,8 @@ def endpoint_role_policy(inputs: EndpointRoleInputs) -> PolicyDocument:
     )
     if inputs.cache is not None:
         statements.extend(cache_table.cache_statements(inputs.cache, inputs.knowledge_base_arns))
+    if inputs.memory is not None:
+        statements.extend(memory_statements(inputs.memory))
     if inputs.kms_key_arns:
         # Guardrail users need kms:Decrypt on its customer managed key
         # (https://docs.aws.amazon.com/bedrock/latest/userguide/guardrails-permissions-kms.html).

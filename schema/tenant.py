@@ -17,6 +17,7 @@ from schema.cost_tags import CostCenter
 from schema.gateway_config import McpGateway, check_gateway_identity
 from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
+from schema.memory_config import Memory
 
 # AgenticRetrieveStream accepts at most 5 retrievers per request (docs/facts-and-decisions.md).
 MAX_KNOWLEDGE_BASES = 5
@@ -179,6 +180,9 @@ class Tenant(StrictModel):
         None, description="Overrides of the environment's alarm thresholds; unset fields use the environment's."
     )
     cache: Cache | None = Field(None, description="The result cache (docs/cache.md); off unless this block is set.")
+    memory: Memory | None = Field(
+        None, description="Conversations with AgentCore Memory (docs/conversations.md); off unless this block is set."
+    )
     knowledge_base_access: KnowledgeBaseAccess = Field(
         default_factory=KnowledgeBaseAccess,
         description="Extra readers of the knowledge bases' resource policy (cross-account, break-glass).",
@@ -228,6 +232,10 @@ class Tenant(StrictModel):
                     f"(aliases: {', '.join(aliases)})"
                 )
         return self
+
+    @property
+    def memory_on(self) -> bool:
+        return self.memory is not None and self.memory.enabled
 
     @property
     def cache_on(self) -> bool:

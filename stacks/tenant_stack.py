@@ -10,6 +10,7 @@ from typing import Any
 import aws_cdk as cdk
 from constructs import Construct
 
+from cdk_constructs.agentcore_memory import ConversationMemory, memory_name
 from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.document_bucket import DocumentBucket
 from cdk_constructs.guardrail import Guardrail
@@ -77,6 +78,7 @@ class TenantStack(cdk.Stack):
             if self.tenant.cache is not None
             else None
         )
+        self.memory = self._build_memory()
         # The endpoint, below the knowledge it serves: its role reaches these resources and no others.
         self.endpoint = StreamingEndpoint(
             self,
@@ -88,6 +90,7 @@ class TenantStack(cdk.Stack):
             retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
             log_group=self.endpoint_log_group,
             cache_table=self.cache_table,
+            memory=self.memory,
         )
         # Opt-in: the same knowledge as MCP tools behind an AgentCore Gateway, with the endpoint's
         # identity rules in its interceptor (docs/agents.md). Its role reads the knowledge bases too.
@@ -95,6 +98,18 @@ class TenantStack(cdk.Stack):
         readers = [self.endpoint.role.role_arn, *([self.gateway.role.role_arn] if self.gateway else [])]
         self.knowledge_base_policies = self._build_knowledge_base_policies(readers)
         self.observability = self._build_observability(platform)
+
+    def _build_memory(self) -> ConversationMemory | None:
+        """The tenant's AgentCore Memory, when its config turns conversations on (docs/conversations.md)."""
+        if not self.tenant.memory_on or self.tenant.memory is None:
+            return None
+        return ConversationMemory(
+            self,
+            "ConversationMemory",
+            memory=self.tenant.memory,
+            name=memory_name(self.project.env_name, self.tenant_name),
+            description=f"Conversations of tenant {self.tenant_name} ({self.project.env_name})",
+        )
 
     def _build_knowledge(self) -> None:
         """Document bucket (only when an s3 source reads it), knowledge bases, guardrail, retrieval

@@ -10,7 +10,9 @@ first-event/idle timeout).
 from __future__ import annotations
 
 import json
+import re
 import sys
+import uuid
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -64,6 +66,11 @@ def _filter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
     show_default=True,
     help="Follow the result's nextToken for up to this many more pages of sources.",
 )
+@click.option(
+    "--session", "session_id", help="Continue this conversation (its history is restored; docs/conversations.md)."
+)
+@click.option("--new-session", is_flag=True, help="Start a conversation: prints a fresh session id to continue with.")
+@click.option("--no-save", is_flag=True, help="With a session: answer from it but do not write this turn back.")
 @click.option("--format", "stream_format", type=click.Choice(["sse", "ndjson"]), default="sse", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the events as NDJSON, one per line.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the answer.")
@@ -85,6 +92,9 @@ def command(
     user_id: str | None,
     mode: str | None,
     more: int,
+    session_id: str | None,
+    new_session: bool,
+    no_save: bool,
     stream_format: str,
     as_json: bool,
     quiet: bool,
@@ -96,6 +106,7 @@ def command(
         raise click.UsageError("--json and --quiet are alternatives: pick one")
     if not question.strip():
         raise click.UsageError("the question is empty")
+    session_id = _session(session_id, new_session, no_save)
     url, region = _target(ctx, url, tenant, env_name, config_dir, use_local, region)
 
     from client.endpoint_client import Client
@@ -112,14 +123,39 @@ def command(
         "filter": metadata_filter,
         "mode": mode,
         "user_id": user_id,
+        "session_id": session_id,
+        "persistence": "none" if no_save else None,
     }
     with client:
         code = _run(client, question, options, as_json, quiet)
+        options.pop("session_id"), options.pop("persistence")  # a later page is not a conversation turn
         for _ in range(more):  # each page: the same question, the previous page's token
             if code != EXIT_OK or not options.get("next_token"):
                 break
             code = _run(client, question, options, as_json, quiet)
         ctx.exit(code)
+
+
+def _session(session_id: str | None, new_session: bool, no_save: bool) -> str | None:
+    """The conversation to use: the given one, or a fresh id (printed to stderr: stdout stays the answer)."""
+    if session_id is not None and new_session:
+        raise click.UsageError("--session continues a conversation and --new-session starts one: pick one")
+    if no_save and session_id is None and not new_session:
+        raise click.UsageError("--no-save applies to a conversation: add --session ID or --new-session")
+    if session_id is not None:
+        from lambdas.endpoint.request import MAX_SESSION_ID_CHARS, SESSION_ID_PATTERN
+
+        if len(session_id) > MAX_SESSION_ID_CHARS or not re.match(SESSION_ID_PATTERN, session_id):
+            raise click.UsageError(
+                f"--session '{session_id}': 1-{MAX_SESSION_ID_CHARS} letters, digits, '-' or '_', starting "
+                "with a letter or digit"
+            )
+        return session_id
+    if not new_session:
+        return None
+    fresh = str(uuid.uuid4())
+    click.echo(f"session {fresh}  (continue with: --session {fresh})", err=True)
+    return fresh
 
 
 def _target(

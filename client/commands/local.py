@@ -22,7 +22,6 @@ from client.options import config_option, env_option, load_or_exit
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_SH = REPO / "lambdas" / "run.sh"
-DEFAULT_CALLER = "arn:aws:sts::123456789012:assumed-role/local-developer/developer"
 
 
 def endpoint_environment(
@@ -62,9 +61,10 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 @click.option("--emulator-port", default=8081, show_default=True, type=click.IntRange(0, 65535), help="Emulator port.")
 @click.option(
     "--caller-arn",
-    default=DEFAULT_CALLER,
-    show_default=True,
-    help="Who requests without an x-amzn-request-context header are (identity rules: docs/endpoint.md).",
+    default=None,
+    help="Who requests without an x-amzn-request-context header are (identity rules: docs/endpoint.md). "
+    "Default: a caller the tenant vouches for, end user `developer` (a user_id_from_session_name role, else an "
+    "IAM user).",
 )
 @click.option(
     "--delay-ms",
@@ -79,12 +79,12 @@ def command(
     config_dir: Path,
     port: int,
     emulator_port: int,
-    caller_arn: str,
+    caller_arn: str | None,
     delay_ms: float,
 ) -> None:
     """Run the emulator and the tenant's endpoint locally (127.0.0.1 only) until Ctrl-C."""
     from client.cache_admin import local_cache_path
-    from client.local_settings import LocalSettingsError, tenant_settings
+    from client.local_settings import LocalSettingsError, default_caller, tenant_settings
     from local.emulator import CorpusError, kb_id_for, start_emulator
 
     project = load_or_exit(config_dir, env_name)
@@ -103,6 +103,7 @@ def command(
         except LocalSettingsError as error:
             click.echo(str(error), err=True)
             raise SystemExit(1) from None
+        caller_arn = caller_arn or default_caller(settings)  # vouched: the printed curl is answered
         url = f"http://127.0.0.1:{port}"
         cache_path = local_cache_path(env_name, tenant_name) if settings.cache is not None else None
         child = subprocess.Popen(
@@ -139,6 +140,8 @@ def _banner(
     click.echo(f"Bedrock emulator  {emulator_url}  (delay {delay_ms:g} ms between events)")
     click.echo(f"Endpoint          {url}  tenant {tenant_name} ({env_name}), knowledge bases: {aliases}")
     click.echo(f"Caller            {caller_arn}  (user_context: {settings.user_context})")
+    if settings.memory is not None:
+        click.echo(f"Conversations     on, memory {settings.memory.memory_id} (akb ask --local --new-session ...)")
     cache_line = f"on, {cache_path} (akb cache stats --local --tenant {tenant_name})" if cache_path else "off"
     click.echo(f"Result cache      {cache_line}")
     click.echo("\nTry it (trace events arrive one by one):")

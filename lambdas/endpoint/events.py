@@ -174,6 +174,17 @@ class DoneEvent:
     failedKnowledgeBases: list[str] = field(default_factory=list)
     # The upstream result's nextToken: send it back as the request's `nextToken` for the next page.
     nextToken: str | None = None
+    cacheReason: str | None = None  # why the cache was bypassed (e.g. a conversation turn)
+    memory: MemoryUse | None = None
+
+
+@dataclass(frozen=True)
+class MemoryUse:
+    """`done.memory`, for a request that sent a sessionId (docs/conversations.md)."""
+
+    sessionId: str | None = None  # the session the turn was bound to
+    persistence: str | None = None  # default: this turn was written back; none: the session is unchanged
+    unbound: str | None = None  # why the request was answered without its session
 
 
 Event = TraceEvent | TextEvent | ResultEvent | ErrorEvent | DoneEvent
@@ -194,6 +205,9 @@ _NESTED_OPTIONAL = frozenset(
         "namespace",
         "namespacePath",
         "strategyId",
+        "sessionId",
+        "persistence",
+        "unbound",
     }
 )
 

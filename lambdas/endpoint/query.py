@@ -7,6 +7,7 @@ module's job (request, identity, modes, relay, encoding, errors, logs, metrics).
 from __future__ import annotations
 
 import asyncio
+import dataclasses
 import time
 import uuid
 from collections.abc import AsyncIterator, Callable
@@ -18,14 +19,14 @@ from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
 from lambdas.endpoint import api_errors as errors
-from lambdas.endpoint import identity, modes
+from lambdas.endpoint import conversation, identity, modes
 from lambdas.endpoint import log_fields as lf
 from lambdas.endpoint import request_metrics as metrics
 from lambdas.endpoint.cache import cache_metrics, replay
 from lambdas.endpoint.cache.entry import EntryRecorder
 from lambdas.endpoint.cache.result_cache import Decision, ResultCache
 from lambdas.endpoint.encoding import Encoder, encoder_for
-from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, TraceEvent, event_to_dict
+from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, MemoryUse, TraceEvent, event_to_dict
 from lambdas.endpoint.logs import RequestLog
 from lambdas.endpoint.relay import Item, Relay
 from lambdas.endpoint.request import Query, body_timeout, check_content_type, parse_query, too_large
@@ -148,8 +149,10 @@ class QueryRun:
         cid: str,
         started: float,
         cache: Decision | None = None,
+        memory: conversation.MemoryOutcome | None = None,
     ) -> None:
         self.service = service
+        self.memory = memory
         self.query = query
         self.log = log
         self.cid = cid
@@ -231,7 +234,18 @@ class QueryRun:
             estimatedCostExcludesPlannerModel=self._cost_excludes_planner_model() or None,
             cache=self.cache.outcome if self.cache is not None else "off",  # type: ignore[arg-type]
             nextToken=self.stats.next_token,
+            cacheReason=self.cache.reason if self.cache is not None and self.cache.outcome == "bypass" else None,
+            memory=self._memory_use(),
         )
+
+    def _memory_use(self) -> MemoryUse | None:
+        """`done.memory`: the session this turn was bound to, or why it was not (None: no sessionId sent)."""
+        if self.memory is None:
+            return None
+        binding = self.memory.binding
+        if binding is None:
+            return MemoryUse(unbound=self.memory.unbound_reason)
+        return MemoryUse(sessionId=binding.session_id, persistence=binding.persistence.lower())
 
     def _cost_excludes_planner_model(self) -> bool:
         taken = self.stats.mode or self.query.mode
@@ -363,7 +377,9 @@ async def _cache_lookup(service: Service, query: Query, user_id: str | None, log
     return decision
 
 
-def _log_request(log: RequestLog, query: Query, user_id: str | None) -> None:
+def _log_request(
+    log: RequestLog, query: Query, user_id: str | None, memory: conversation.MemoryOutcome | None = None
+) -> None:
     """The accepted request, one record (the question cut at 1,000 characters)."""
     log.info(
         lf.EVENT_REQUEST,
@@ -377,6 +393,10 @@ def _log_request(log: RequestLog, query: Query, user_id: str | None) -> None:
         generate_response=query.generate_response,
         has_filter=query.filter is not None,
         user_id=user_id,
+        session_id=query.session_id,
+        memory_bound=None if memory is None else memory.binding is not None,
+        memory_unbound_reason=None if memory is None else memory.unbound_reason,
+        persistence=query.memory.persistence if query.memory is not None else None,
     )
 
 
@@ -416,32 +436,46 @@ def _rejected(service: Service, log: RequestLog, cid: str, started: float, error
     return JSONResponse(error.body(), error.status, headers={**error.headers, "X-Request-Id": cid})
 
 
+async def _accept(
+    service: Service, request: Request, log: RequestLog
+) -> tuple[Query, str | None, conversation.MemoryOutcome | None] | None:
+    """Caller, body, query, end user and memory binding, or ApiError; None: the client hung up mid-body."""
+    settings = service.settings
+    # Raw ASGI headers: a repeated x-amzn-request-context is refused, never resolved to its first copy.
+    caller = identity.caller_from_raw_headers(request.scope["headers"], service.local_mode, service.local_caller_arn)
+    log.bind(**{lf.CALLER: caller.arn})
+    check_content_type(request.headers.get("content-type"))
+    body = await _read_body(request, settings.max_body_bytes, service.body_timeout_seconds)
+    if body is None:
+        return None
+    query = parse_query(body, settings, modes.MODES)
+    user_id = identity.resolve_user_id(
+        settings.user_context, caller, query.user_id, settings.trusted_callers, settings.session_name_callers
+    )
+    # The session's actor is the verified end user, never a value from the body (conversation.py).
+    memory = conversation.bind(settings, query, caller, user_id)
+    if memory is not None and memory.binding is not None:
+        query = dataclasses.replace(query, memory=memory.binding)
+    return query, user_id, memory
+
+
 async def handle_query(service: Service, request: Request) -> Response:
     started = time.monotonic()
     settings = service.settings
     cid = correlation_id(request)
     log = RequestLog(cid, settings.tenant)
     try:
-        # Raw ASGI headers: a repeated x-amzn-request-context is refused, never resolved to its first copy.
-        caller = identity.caller_from_raw_headers(
-            request.scope["headers"], service.local_mode, service.local_caller_arn
-        )
-        log.bind(**{lf.CALLER: caller.arn})
-        check_content_type(request.headers.get("content-type"))
-        body = await _read_body(request, settings.max_body_bytes, service.body_timeout_seconds)
-        if body is None:
-            return _abandoned(log, started)
-        query = parse_query(body, settings, modes.MODES)
-        user_id = identity.resolve_user_id(
-            settings.user_context, caller, query.user_id, settings.trusted_callers, settings.session_name_callers
-        )
+        accepted = await _accept(service, request, log)
     except errors.ApiError as error:
         return _rejected(service, log, cid, started, error)
-    _log_request(log, query, user_id)
+    if accepted is None:
+        return _abandoned(log, started)
+    query, user_id, memory = accepted
+    _log_request(log, query, user_id, memory)
     decision = await _cache_lookup(service, query, user_id, log)
     if decision is not None and decision.outcome == "hit":
         return _serve_hit(service, request, decision, log, cid, started)
-    run = QueryRun(service, query, log, cid, started, decision)
+    run = QueryRun(service, query, log, cid, started, decision, memory)
     relay = run.start(user_id)
     first = await _first_item(relay, request)
     if first is None:  # the client left before the first event: end the upstream call now

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Annotated, Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError, field_validator
 
 from lambdas.endpoint.api_errors import ApiError
+from lambdas.endpoint.conversation import MemoryBinding
 from lambdas.endpoint.filters import FilterError, validate_filter
 from lambdas.endpoint.settings import TenantSettings
 
@@ -34,6 +35,9 @@ MAX_USER_ID_CHARS = 256
 MAX_NEXT_TOKEN_CHARS = 2048
 NEXT_TOKEN_PATTERN = r"^\S+$"  # noqa: S105 - a format, not a secret
 JSON_MEDIA_TYPES = ("application/json",)
+# AgentCoreMemorySessionId: 1-100 characters, `^[a-zA-Z0-9][a-zA-Z0-9\-_]*$` (botocore model; ledger).
+MAX_SESSION_ID_CHARS = 100
+SESSION_ID_PATTERN = r"^[a-zA-Z0-9][a-zA-Z0-9\-_]*$"
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS)]
 
@@ -66,6 +70,14 @@ class QueryBody(BaseModel):
         Annotated[str, StringConstraints(min_length=1, max_length=MAX_NEXT_TOKEN_CHARS, pattern=NEXT_TOKEN_PATTERN)]
         | None
     ) = None
+
+    # A conversation of the verified end user (docs/conversations.md); the actor is never sent.
+    sessionId: (
+        Annotated[str, StringConstraints(min_length=1, max_length=MAX_SESSION_ID_CHARS, pattern=SESSION_ID_PATTERN)]
+        | None
+    ) = None
+    # Write this turn back to the session (default when an answer is generated) or not.
+    persistence: Literal["default", "none"] | None = None
 
     @field_validator("question")
     @classmethod
@@ -109,6 +121,9 @@ class Query:
     user_id: str | None  # as sent; identity.py decides whether it may be used
     cache_bypass: bool = False  # the request asked not to use the result cache
     next_token: str | None = None  # agentic mode only: the page to fetch
+    session_id: str | None = None  # as sent; conversation.py binds it to the verified end user
+    persistence: str | None = None  # default | none | None (conversation.py decides)
+    memory: MemoryBinding | None = None  # set after identity (conversation.bind), never from the body
 
     @property
     def question(self) -> str:
@@ -216,6 +231,7 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -
         raise ApiError(400, "invalid_request", f"field 'mode': '{mode}' is not one of: {', '.join(sorted(modes))}")
     if parsed.nextToken is not None and mode != "agentic":
         raise ApiError(400, "invalid_request", "field 'nextToken': pages are only fetched with mode 'agentic'")
+    _check_session(parsed, mode)
     try:
         query_filter = None if parsed.filter is None else validate_filter(parsed.filter)
     except FilterError as error:
@@ -236,4 +252,27 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -
         user_id=parsed.userId,
         cache_bypass=parsed.cache == "bypass",
         next_token=parsed.nextToken,
+        session_id=parsed.sessionId,
+        persistence=parsed.persistence,
     )
+
+
+def _check_session(parsed: QueryBody, mode: str) -> None:
+    """A session carries its own history: AgenticRetrieveStream takes history "through the messages
+    parameter or through short-term memory, but not both" (botocore model)."""
+    if parsed.sessionId is None:
+        if parsed.persistence is not None:
+            raise ApiError(400, "invalid_request", "field 'persistence' applies only with a 'sessionId'")
+        return
+    if mode != "agentic":
+        raise ApiError(400, "invalid_request", f"field 'sessionId': conversations use mode 'agentic', not '{mode}'")
+    if parsed.messages is not None and len(parsed.messages) > 1:
+        raise ApiError(
+            400,
+            "invalid_request",
+            "field 'sessionId': the session holds the history; send 'question' (or one user message), not 'messages'",
+        )
+    if parsed.nextToken is not None:
+        raise ApiError(
+            400, "invalid_request", "field 'nextToken': fetch later pages without 'sessionId' (a page is not a turn)"
+        )

@@ -69,6 +69,20 @@ class CacheSettings:
 
 @with_config(_STRICT)
 @dataclass(frozen=True)
+class MemorySettings:
+    """The tenant's AgentCore Memory (docs/conversations.md), rendered from its config's `memory:` block.
+
+    Absent (`TenantSettings.memory is None`) means no conversations: a request's `sessionId` is refused.
+    """
+
+    memory_id: str  # the AWS::BedrockAgentCore::Memory's MemoryId (a token at synth, a local id locally)
+    required: bool = False  # refuse requests whose end user cannot be verified
+    # `/actors/{actorId}/facts`-style template the planner may read, resolved per request; None: none.
+    retrieval_namespace: str | None = None
+
+
+@with_config(_STRICT)
+@dataclass(frozen=True)
 class TenantSettings:
     tenant: str
     environment: str
@@ -98,6 +112,7 @@ class TenantSettings:
     upstream_max_attempts: int = 3
     routing: RoutingSettings = field(default_factory=RoutingSettings)
     cache: CacheSettings | None = None
+    memory: MemorySettings | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:

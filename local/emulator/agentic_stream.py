@@ -18,9 +18,11 @@ from typing import Any
 
 from local.emulator.answer import extract_answer, stream_pieces
 from local.emulator.eventstream import StreamMessage
+from local.emulator.follow_up import standalone
 from local.emulator.index import Hit, KnowledgeBaseIndex
 from local.emulator.pages import Page, Pages
 from local.emulator.planner import decompose, needs_arithmetic, new_entities, route, wants_full_documents
+from local.emulator.sessions import MemoryRecord, MemoryStore, Turn
 from local.emulator.text import counted, passages_about
 
 DEFAULT_MAX_AGENT_ITERATION = 3  # UNVERIFIED: the service's default; AWS suggests 3 for one KB (ledger)
@@ -79,6 +81,15 @@ def result_item(hit: Hit) -> dict[str, Any]:
     }
 
 
+def _record_item(record: MemoryRecord) -> dict[str, Any]:
+    """A long-term memory record as a trace result (sourceRetriever: the memory)."""
+    return {
+        "content": {"text": record.text, "mimeType": MIME_TYPE},
+        "metadata": {"namespace": record.namespace},
+        "sourceRetriever": {"identifier": record.memory_id},
+    }
+
+
 def _retrieve_action(query: str, retrievers: Sequence[Retriever]) -> dict[str, Any]:
     return {
         "retrieve": {
@@ -127,8 +138,16 @@ class AgenticRun:
         indexes: Mapping[str, KnowledgeBaseIndex],
         fail_retrieval: Callable[[], bool] = lambda: False,
         pages: Pages | None = None,
+        memory: MemoryStore | None = None,
     ) -> None:
-        self.question: str = body["messages"][-1]["content"]["text"]
+        self.asked: str = body["messages"][-1]["content"]["text"]
+        self.memory_store = memory or MemoryStore()
+        self.memory: dict[str, Any] = body.get("memoryConfiguration") or {}
+        self.binding: dict[str, Any] = self.memory.get("sessionBinding") or {}
+        self.history = self._restored_history()
+        earlier = [str(m["content"].get("text") or "") for m in body["messages"][:-1] if m["role"] == "user"]
+        # What planning works from: a follow-up completed from the conversation (follow_up.py).
+        self.question: str = standalone(self.asked, [t.question for t in self.history] + earlier)
         self.retrievers = retrievers_from(body, indexes)
         config = body["agenticRetrieveConfiguration"]
         self.max_iterations = min(config.get("maxAgentIteration", DEFAULT_MAX_AGENT_ITERATION), HARD_ITERATION_CAP)
@@ -159,6 +178,44 @@ class AgenticRun:
         self.sub_queries: list[str] = []
         self.leads: list[str] = []
         self.planning_steps = 0
+
+    # -- memory (sessions.py) -------------------------------------------------------------------
+    def _restored_history(self) -> list[Turn]:
+        if not self.binding:
+            return []
+        return self.memory_store.history(self.memory["memoryId"], self.binding["actorId"], self.binding["sessionId"])
+
+    def _session_history_load(self) -> Iterator[StreamMessage]:
+        yield self._trace("SessionHistoryLoad", "IN_PROGRESS", "Loading the session's history")
+        yield self._trace(
+            "SessionHistoryLoad", "SUCCEEDED", f"Loaded {counted(len(self.history), 'earlier turn')} of the session"
+        )
+
+    def _memory_retrievals(self) -> Iterator[StreamMessage]:
+        """One Retrieval step per long-term retrieval config (the service takes at most one)."""
+        memory_id = self.memory["memoryId"]
+        for config in self.memory.get("retrievalConfigs") or []:
+            where = {k: config[k] for k in ("namespace", "namespacePath", "strategyId") if config.get(k)}
+            action = [{"memoryRetrieve": {"inputQuery": {"text": self.question}, "memoryId": memory_id} | where}]
+            label = f"long-term memory {config.get('namespace') or config.get('namespacePath')}"
+            yield self._trace("Retrieval", "IN_PROGRESS", f"Retrieving from {label}", actions=action)
+            records = self.memory_store.search(
+                memory_id, self.question, config.get("namespace"), config.get("namespacePath"), config.get("strategyId")
+            )
+            yield self._trace(
+                "Retrieval",
+                "SUCCEEDED",
+                f"Retrieved {counted(len(records), 'memory record')} from {label}",
+                actions=action,
+                retrievalResponse=[_record_item(r) for r in records],
+                retrievalMetadata=[{"identifier": memory_id, "retrievalType": "BedrockAgentCoreMemory"}],
+            )
+
+    def _write_back(self, answer: str) -> None:
+        """persistenceMode DEFAULT (the default): the question and the answer, as one event."""
+        if self.binding and self.memory.get("persistenceMode", "DEFAULT") == "DEFAULT" and self.generate:
+            turn = Turn(question=self.asked, answer=answer)
+            self.memory_store.append(self.memory["memoryId"], self.binding["actorId"], self.binding["sessionId"], turn)
 
     # -- trace events -------------------------------------------------------------------------
     def _trace(self, step: str, status: str, message: str, **attributes: Any) -> StreamMessage:
@@ -285,6 +342,8 @@ class AgenticRun:
         if self.page is not None:
             yield from self._next_page(self.page)
             return
+        if self.binding:
+            yield from self._session_history_load()
         if self._intervened:
             yield from self._blocked()
             return
@@ -297,6 +356,8 @@ class AgenticRun:
             "the original query",
             last_step_warnings,
         )
+        if self.memory:
+            yield from self._memory_retrievals()
         if self.max_iterations > 0:
             yield from self._plan_and_retrieve()
         if needs_arithmetic(self.question):
@@ -381,4 +442,5 @@ class AgenticRun:
             for piece in stream_pieces(answer.text):
                 yield StreamMessage("event", "responseEvent", {"text": piece})
             result["generatedResponse"] = answer.to_wire()
+            self._write_back(answer.text)
         yield StreamMessage("event", "result", result)

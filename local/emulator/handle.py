@@ -64,12 +64,14 @@ class EmulatorHandle:
         return self._server.state.ingestion.set_acl(knowledge_base_id, document_id, users)
 
     def reset(self) -> None:
-        """Clears faults (back to the start-up delay), the request journal, the stream records and ACL changes."""
+        """Clears faults (back to the start-up delay), the request journal, the stream records, ACL
+        changes and memory (sessions and long-term records)."""
         self._server.state.faults.configure({"reset": True})
         for index in self._server.state.indexes.values():
             index.reset_acls()
         self._server.state.journal.clear_requests()
         self._server.state.journal.clear_streams()
+        self._server.state.memory.clear()
 
     def requests(self) -> list[dict[str, Any]]:
         return self._server.state.journal.requests()

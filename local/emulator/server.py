@@ -34,6 +34,7 @@ from local.emulator.pages import Pages
 from local.emulator.pump import End, pump
 from local.emulator.retrieve_api import run_retrieve
 from local.emulator.service_errors import ServiceError
+from local.emulator.sessions import MemoryRecord, MemoryStore
 from local.emulator.validation import knowledge_base_id_from, validate_agentic, validate_retrieve
 
 log = logging.getLogger("local.emulator")
@@ -66,6 +67,7 @@ class EmulatorState:
         self.journal = Journal()
         self.ingestion = Ingestion(knowledge_bases, self.indexes)
         self.pages = Pages()
+        self.memory = MemoryStore()
         self.stopping = threading.Event()
 
     def knowledge_base_list(self) -> list[dict[str, Any]]:
@@ -212,6 +214,7 @@ class Handler(BaseHTTPRequestHandler):
                 "/_emulator/knowledgebases": lambda: self._send(200, self.state.knowledge_base_list()),
                 "/_emulator/faults": lambda: self._send(200, self.state.faults.snapshot()),
                 "/_emulator/health": lambda: self._send(200, {"status": "ok"}),
+                "/_emulator/memory-sessions": lambda: self._send(200, self.state.memory.sessions()),
             }
         )
 
@@ -225,6 +228,7 @@ class Handler(BaseHTTPRequestHandler):
                 "/_emulator/faults": self._faults,
                 "/_emulator/ingestion/complete": self._complete_ingestion,
                 "/_emulator/acl": self._set_acl,
+                "/_emulator/memory-records": self._add_memory_record,
             }
         )
 
@@ -270,6 +274,19 @@ class Handler(BaseHTTPRequestHandler):
             raise _BadRequest('"users" must be a list of user ids, or null for no ACL')
         kb_id, document_id = str(body.get("knowledgeBaseId")), str(body.get("documentId"))
         self._send(200, self.state.ingestion.set_acl(kb_id, document_id, users))
+
+    def _add_memory_record(self) -> None:
+        """Seeds a long-term memory record (what a strategy would have extracted: sessions.py)."""
+        body = self._control_body()
+        memory_id, namespace, text = (body.get(key) for key in ("memoryId", "namespace", "text"))
+        if not all(isinstance(value, str) and value for value in (memory_id, namespace, text)):
+            raise _BadRequest('"memoryId", "namespace" and "text" must be non-empty strings')
+        strategy = body.get("strategyId")
+        record = MemoryRecord(
+            str(memory_id), str(namespace), str(text), strategy_id=strategy if isinstance(strategy, str) else None
+        )
+        self.state.memory.add_record(record)
+        self._send(200, {"added": 1})
 
     # -- control API --------------------------------------------------------------------------
     def _faults(self) -> None:
@@ -329,7 +346,9 @@ class Handler(BaseHTTPRequestHandler):
         inactive = self.state.faults.inactive_instruction_error(body)
         if inactive:
             raise inactive
-        run = AgenticRun(body, self.state.indexes, self.state.faults.take_retrieval_failure, self.state.pages)
+        run = AgenticRun(
+            body, self.state.indexes, self.state.faults.take_retrieval_failure, self.state.pages, self.state.memory
+        )
         faults = self.state.faults.take_stream_faults()
         record = self.state.journal.open_stream(seq, tcp_nodelay=self.tcp_nodelay)
         # delay_first_ms: nothing on the wire yet; a client that gives up waiting ends the stream here.

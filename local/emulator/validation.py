@@ -18,6 +18,7 @@ from local.emulator.filter_match import validate_filter
 from local.emulator.service_errors import ServiceError
 
 MAX_RETRIEVERS = 5  # up to 5 retrievers per request (docs/facts-and-decisions.md)
+MAX_MEMORY_RETRIEVAL_CONFIGS = 1  # "currently accepts at most one entry" (botocore model)
 MAX_QUERY_CHARS = 10_000  # query text 10,000 characters (docs/facts-and-decisions.md)
 _JSON_TYPES: dict[str, tuple[type, ...]] = {
     "structure": (dict,),
@@ -152,6 +153,34 @@ def check_agentic_rules(body: Any, known_kb_ids: Collection[str]) -> None:
             validate_filter(where, f"retrievers.{n + 1}.member.configuration.knowledgeBase.retrievalOverrides.filter")
     for kb_id in seen:
         _require_known(kb_id, known_kb_ids)
+    if body.get("memoryConfiguration") is not None:
+        check_memory_rules(body)
+
+
+def check_memory_rules(body: Any) -> None:
+    """memoryConfiguration's rules from the botocore model's documentation (the wording is the
+    emulator's own; ledger rows UNVERIFIED for the exact messages)."""
+    memory = body["memoryConfiguration"]
+    binding, configs = memory.get("sessionBinding"), memory.get("retrievalConfigs")
+    if binding is None and not configs:
+        raise ServiceError("ValidationException", "memoryConfiguration needs sessionBinding or retrievalConfigs")
+    if configs is not None and len(configs) > MAX_MEMORY_RETRIEVAL_CONFIGS:
+        raise _fail("memoryConfiguration.retrievalConfigs", "Member must have length less than or equal to 1", configs)
+    for n, config in enumerate(configs or [], start=1):
+        if (config.get("namespace") is None) == (config.get("namespacePath") is None):
+            raise ServiceError(
+                "ValidationException",
+                f"memoryConfiguration.retrievalConfigs.{n}: set exactly one of namespace or namespacePath",
+            )
+    if binding is None:
+        return
+    if len(body["messages"]) > 1:
+        raise ServiceError(
+            "ValidationException",
+            "Supply session history through messages or through short-term memory (sessionBinding), not both",
+        )
+    if memory.get("persistenceMode", "DEFAULT") == "DEFAULT" and body.get("generateResponse") is False:
+        raise ServiceError("ValidationException", "persistenceMode DEFAULT requires generateResponse to be true")
 
 
 def knowledge_base_id_from(identifier: str) -> str:

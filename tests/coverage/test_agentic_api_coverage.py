@@ -17,10 +17,12 @@ from __future__ import annotations
 
 import fnmatch
 import itertools
+from dataclasses import replace
 from typing import Any
 
 import pytest
 
+from lambdas.endpoint.conversation import MemoryBinding
 from lambdas.endpoint.modes.agentic import build_request
 from lambdas.endpoint.request import Query
 from lambdas.endpoint.translate import Translator
@@ -41,12 +43,22 @@ from tests.endpoint_server import tenant_settings
 
 ENDPOINT, EMULATOR = "endpoint", "emulator"
 BOTH = frozenset({ENDPOINT, EMULATOR})
-_MEMORY = "AgentCore Memory conversations (issue 21 items 1-3 and 7) are not built yet"
+_MEMORY_FILTERS = (
+    "the tenant file scopes long-term memory by the end user's namespace only; metadata filters on memory "
+    "records are not offered (docs/conversations.md)"
+)
 _ONE_PLANNER = "the emulator has one deterministic planner and ranker: the model named does not change them"
 # path (fnmatch pattern) -> (sides that skip it, why). Keep it short: each entry is a gap or a choice.
 IGNORED: dict[str, tuple[frozenset[str], str]] = {
-    "memoryConfiguration.*": (BOTH, _MEMORY),
-    "stream.traceEvent.attributes.actions[].memoryRetrieve.*": (frozenset({EMULATOR}), _MEMORY),
+    "memoryConfiguration.retrievalConfigs*.metadataFilters*": (BOTH, _MEMORY_FILTERS),
+    "memoryConfiguration.retrievalConfigs*.namespacePath": (
+        frozenset({ENDPOINT}),
+        "the endpoint reads the end user's own namespace prefix; a parent path could reach beyond the actor",
+    ),
+    "memoryConfiguration.retrievalConfigs*.strategyId": (
+        frozenset({ENDPOINT}),
+        "strategy ids exist only after deploy; each strategy's namespace already isolates its records",
+    ),
     "agenticRetrieveConfiguration.foundationModelConfiguration.mantleFoundationModelConfiguration.*": (
         BOTH,
         "the tenant file offers Bedrock foundation-model planners only (schema: planner.model_arn)",
@@ -124,8 +136,16 @@ def _full_query(question: str, next_token: str | None = None, max_results: int =
     )
 
 
+def _bound(question: str) -> Query:
+    """A conversation turn of alice with long-term retrieval (what conversation.bind produces)."""
+    binding = MemoryBinding("akb_test_memory-abcdefghij", "u-alice", "s1", "DEFAULT", "/actors/u-alice/facts")
+    return replace(_full_query(question), messages=(("user", question),), memory=binding)
+
+
 def endpoint_request_paths() -> set[str]:
-    return present_paths(build_request(_full_query("q", next_token="tok"), _full_settings(), "alice"))
+    return present_paths(build_request(_full_query("q", next_token="tok"), _full_settings(), "alice")) | present_paths(
+        build_request(_bound("q"), _full_settings(), "alice")
+    )
 
 
 def endpoint_stream_reads() -> set[str]:
@@ -158,6 +178,11 @@ def emulator_request_reads(indexes: dict[str, KnowledgeBaseIndex]) -> set[str]:
         _full_query("Summarize BulkExport and list all its limits", next_token=token), _full_settings(), "alice"
     )
     list(AgenticRun(track(follow, "", reads), indexes, pages=pages).messages())
+    for config in ({"namespace": "/actors/u-alice/facts"}, {"namespacePath": "/actors/u-alice", "strategyId": "f1"}):
+        bound = build_request(_bound("What are the Pro plan's rate limits?"), _full_settings(), "alice")
+        bound["memoryConfiguration"]["retrievalConfigs"] = [config]
+        check_agentic_rules(track(bound, "", reads), indexes)
+        list(AgenticRun(track(bound, "", reads), indexes).messages())
     return reads
 
 
@@ -179,6 +204,10 @@ def emulator_stream_paths(emulator: Any) -> set[str]:
         paged,
         _ask(bedrock, "Summarize BulkExport and list all its limits", nextToken=paged[-1]["result"]["nextToken"]),
     ]
+    bound = build_request(_bound("What are the Pro plan's rate limits?"), _full_settings(), "alice")
+    runs.append(list(bedrock.agentic_retrieve_stream(**bound)["stream"]))  # SessionHistoryLoad, memoryRetrieve
+    bound["memoryConfiguration"]["retrievalConfigs"] = [{"namespacePath": "/actors/u-alice", "strategyId": "f1"}]
+    runs.append(list(bedrock.agentic_retrieve_stream(**bound)["stream"]))
     emulator.set_faults(fail_retrievals=1)
     runs.append(_ask(bedrock, "How long are exports kept?"))  # a failed retrieval
     return {path for events in runs for event in events for path in present_paths(event, "stream")}

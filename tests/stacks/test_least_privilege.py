@@ -36,6 +36,10 @@ ENDPOINT_ACTIONS = {
     "bedrock:ListDataSources",
     "bedrock:ListIngestionJobs",
     "bedrock:CheckIngestedDocumentAcl",
+    # Conversations (policies/memory_access.py): sessions and long-term records of the tenant's memory only.
+    "bedrock-agentcore:ListEvents",
+    "bedrock-agentcore:CreateEvent",
+    "bedrock-agentcore:RetrieveMemoryRecords",
 }
 KNOWLEDGE_BASE_ACTIONS = {
     "s3:ListBucket",

@@ -3,7 +3,8 @@
 `decide()` runs before the upstream call (blocking: called on a worker thread), `store()` after the
 `done` event went out. Neither ever raises: a cache that fails becomes a bypass, never an error
 the caller sees, and never a hit it should not get. Order of a lookup:
-1. off: no cache for this tenant, or not for the request's mode; bypass: the request asked;
+1. off: no cache for this tenant, or not for the request's mode; bypass: the request asked, or it
+   is bound to a memory session (a conversation turn: its answer depends on the session's history);
 2. the content version of every knowledge base of the request (versions.py) — unreadable: bypass;
 3. the entry under the lookup key — none or expired: miss; made for other versions: miss,
    counted as StaleRejected (the next store overwrites it);
@@ -29,6 +30,7 @@ from lambdas.endpoint.request import Query
 from lambdas.endpoint.settings import TenantSettings
 
 log = logging.getLogger("akb.cache")
+MEMORY_BYPASS_REASON = "bound to a conversation session: the answer depends on its history"
 
 
 @dataclass
@@ -74,6 +76,8 @@ class ResultCache:
             return Decision("off", f"mode {query.mode} is not cached for this tenant")
         if bypass:
             return Decision("bypass", "the request asked for cache: bypass")
+        if query.memory is not None:  # never served or stored: the answer depends on the session's history
+            return Decision("bypass", MEMORY_BYPASS_REASON)
         if query.next_token is not None:  # a later page: its token is the service's, valid for one use
             return Decision("bypass", "pages after the first are not cached")
         ids = {alias: self._kb_id(alias) for alias in query.knowledge_bases}

@@ -87,6 +87,8 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
         request["userContext"] = {"userId": user_id}
     if query.next_token is not None:
         request["nextToken"] = query.next_token
+    if query.memory is not None:  # bound by conversation.py to the verified end user's session
+        request["memoryConfiguration"] = query.memory.to_request()
     return request
 
 
