@@ -39,6 +39,7 @@ from client.endpoint_client import (
 from client.render import cite, document_of, snippet, step_lines
 from client.sigv4 import SigningError
 from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, ResultEvent, TextEvent, TraceEvent
+from lambdas.endpoint.request import MAX_SESSION_ID_CHARS, SESSION_ID_PATTERN
 
 SOURCE_CHARS = 400  # per numbered source in the tool result: enough to quote, small enough for a context window
 EVENT_BUFFER = 64  # events in flight between the HTTP thread and the event loop
@@ -150,14 +151,18 @@ def success_result(outcome: Outcome, with_answer: bool) -> CallToolResult:
         parts.append("No answer was generated.")
     if result and result.note:
         parts.append(f"Note: {result.note}")
+    if done.memory is not None and done.memory.unbound:
+        parts.append(f"Note: answered without the conversation's earlier turns: {done.memory.unbound}")
     parts.append(_source_lines(sources))
-    structured = {
+    structured: dict[str, Any] = {
         "answer": cited if with_answer else None,
         "sources": sources,
         "requestId": done.requestId,
         "mode": done.mode,
         "iterations": done.iterations,
     }
+    if done.memory is not None:
+        structured["session"] = {k: v for k, v in vars(done.memory).items() if v is not None}
     return CallToolResult(content=[TextContent(text="\n\n".join(parts))], structured_content=structured)
 
 
@@ -265,6 +270,18 @@ UserId = Annotated[
     ),
 ]
 MaxResults = Annotated[int | None, Field(ge=1, le=100, description="Results per knowledge base.")]
+SessionId = Annotated[
+    str | None,
+    Field(
+        min_length=1,
+        max_length=MAX_SESSION_ID_CHARS,
+        pattern=SESSION_ID_PATTERN,
+        description="A conversation id, for tenants with conversations on: send the same id again to "
+        "ask a follow-up (the earlier turns are restored). Choose a new random id for a new "
+        "conversation. The endpoint binds it to the verified end user, so it restores only that "
+        "user's own turns.",
+    ),
+]
 
 
 def build_server(client: Client, catalogue: ToolCatalogue) -> MCPServer:
@@ -284,9 +301,11 @@ def build_server(client: Client, catalogue: ToolCatalogue) -> MCPServer:
         filter: MetadataFilter = None,
         mode: Mode = None,
         user_id: UserId = None,
+        session_id: SessionId = None,
     ) -> CallToolResult:
         options: QueryOptions = {"knowledge_bases": knowledge_bases, "filter": filter, "mode": mode}
         options["user_id"] = user_id
+        options["session_id"] = session_id
         return await run_query(client, ctx, question, options, with_answer=True)
 
     async def search(

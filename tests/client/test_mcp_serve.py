@@ -7,7 +7,9 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
+import uuid
 from collections.abc import Awaitable, Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -61,14 +63,25 @@ def akb_local() -> Iterator[LocalStack]:
         yield LocalStack(f"http://127.0.0.1:{port}", f"http://127.0.0.1:{emulator_port}")
     finally:
         child.send_signal(signal.SIGINT)
-        child.communicate(timeout=15)
+        child.wait(timeout=15)
+
+
+_OUTPUT: dict[int, list[str]] = {}
+
+
+def _drain(child: subprocess.Popen) -> None:
+    """Read the child's output as it comes (kept for failure messages): a full pipe would block it."""
+    lines = _OUTPUT.setdefault(child.pid, [])
+    threading.Thread(target=lambda: lines.extend(child.stdout), daemon=True).start()
 
 
 def _wait_for(ready: Callable[[], bool], child: subprocess.Popen, seconds: float = 90) -> None:
     """Until `ready()`; generous because a child's imports take long on a loaded CI machine."""
+    if child.pid not in _OUTPUT:
+        _drain(child)
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        assert child.poll() is None, child.communicate()[0]
+        assert child.poll() is None, "".join(_OUTPUT[child.pid])
         try:
             if ready():
                 return
@@ -207,7 +220,7 @@ def test_streamable_http_serves_the_same_tools_on_loopback(akb_local):
         names, result = anyio.run(run)
     finally:
         child.send_signal(signal.SIGINT)
-        child.communicate(timeout=15)
+        child.wait(timeout=15)
     assert sorted(names) == ["ask", "search"]
     assert not result.is_error and "Sources:\n[1] " in result.content[0].text
     assert any(message.startswith("> Planning started") for _, _, message in progress.seen)
@@ -259,3 +272,28 @@ def test_an_unknown_tenant_names_the_known_ones():
     assert outcome.exit_code == 1 and "tenant 'initech' is not in environment 'dev' (tenants: acme, globex)" in (
         outcome.output
     )
+
+
+def test_ask_with_a_session_id_continues_that_users_conversation(akb_local):
+    session = f"mcp-{uuid.uuid4().hex[:12]}"
+    progress = Progress()
+
+    async def two_turns(s: ClientSession) -> tuple[Any, Any]:
+        first = await s.call_tool("ask", {"question": QUESTION, "session_id": session})
+        second = await s.call_tool(
+            "ask", {"question": "And without downtime?", "session_id": session}, progress_callback=progress
+        )
+        return first, second
+
+    first, second = over_stdio(akb_local, two_turns)
+    assert not first.is_error, first.content[0].text
+    assert first.structured_content["session"] == {"sessionId": session, "persistence": "default"}
+    assert not second.is_error, second.content[0].text
+    assert second.structured_content["session"]["sessionId"] == session
+    # The second turn started from the restored session (the emulator's SessionHistoryLoad step).
+    assert any("SessionHistoryLoad" in (message or "") for _, _, message in progress.seen), progress.seen
+
+
+def test_a_malformed_session_id_is_refused_by_the_tool_naming_the_argument(akb_local):
+    result = over_stdio(akb_local, lambda s: s.call_tool("ask", {"question": QUESTION, "session_id": "no spaces"}))
+    assert result.is_error and "session_id" in result.content[0].text
