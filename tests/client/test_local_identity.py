@@ -12,6 +12,7 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass
@@ -64,15 +65,17 @@ def globex() -> Iterator[Local]:
     )
     lines: list[str] = []
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 90  # startup only: imports are slow on a loaded CI machine
         while not any("Ctrl-C" in line for line in lines):
             line = child.stdout.readline()
             assert line and time.monotonic() < deadline, "".join(lines)
             lines.append(line)
+        # Keep reading the child's output (the endpoint logs every event): a full pipe would block it.
+        threading.Thread(target=child.stdout.read, daemon=True).start()
         yield Local(f"http://127.0.0.1:{port}", f"http://127.0.0.1:{emulator_port}")
     finally:
         child.send_signal(signal.SIGINT)
-        child.communicate(timeout=15)
+        child.wait(timeout=15)
 
 
 def _documents(frames: list) -> set[str]:
