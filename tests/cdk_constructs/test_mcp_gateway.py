@@ -41,7 +41,9 @@ def _kb_ids(template: dict) -> set[str]:
 def test_only_a_tenant_with_gateway_gets_one(synthesized):
     assert _of_type(_globex(synthesized), "AWS::BedrockAgentCore::Gateway")
     acme = synthesized.template(tenant_stack_name("dev", "acme"))["Resources"]
-    assert not [v for v in acme.values() if v["Type"].startswith("AWS::BedrockAgentCore::")]
+    # acme has conversations (an AgentCore Memory) but no `gateway:`: no gateway resource of any kind.
+    assert not [v for v in acme.values() if v["Type"].startswith("AWS::BedrockAgentCore::Gateway")]
+    assert "InvokeGateway" not in json.dumps(acme)
 
 
 def test_gateway_speaks_mcp_with_the_jwt_authorizer_and_one_request_interceptor(synthesized):
