@@ -182,7 +182,9 @@ class Tenant(StrictModel):
         default_factory=KnowledgeBaseAccess,
         description="Extra readers of the knowledge bases' resource policy (cross-account, break-glass).",
     )
-    agent: Agent | None = Field(None, description="An Agents for Amazon Bedrock agent (docs/agents.md); off unless set.")
+    agent: Agent | None = Field(
+        None, description="An Agents for Amazon Bedrock agent (docs/agents.md); off unless set."
+    )
 
     @model_validator(mode="after")
     def _invokers_consistent(self) -> Tenant:

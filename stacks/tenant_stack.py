@@ -91,7 +91,9 @@ class TenantStack(cdk.Stack):
         )
         self.observability = self._build_observability(platform)
         if self.agent is not None:
-            AgentObservability(self, "AgentObservability", agent=self.agent, name=self._prefix, topic=platform.alarms.topic)
+            AgentObservability(
+                self, "AgentObservability", agent=self.agent, name=self._prefix, topic=platform.alarms.topic
+            )
 
     def _build_knowledge(self) -> None:
         """Document bucket (only when an s3 source reads it), knowledge bases, guardrail, retrieval

@@ -97,7 +97,11 @@ def function_response(event: FunctionEvent, body: str, state: str | None = None)
         function_result["responseState"] = state
     return {
         "messageVersion": event.message_version,
-        "response": {"actionGroup": event.action_group, "function": event.function, "functionResponse": function_result},
+        "response": {
+            "actionGroup": event.action_group,
+            "function": event.function,
+            "functionResponse": function_result,
+        },
     }
 
 

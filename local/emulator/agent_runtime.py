@@ -100,9 +100,7 @@ def _validate(body: Any, session_id: str) -> tuple[str, dict[str, str] | None, b
 class Orchestration:
     """One InvokeAgent call: the messages to stream, produced lazily (the action runs in between)."""
 
-    def __init__(
-        self, agent: LocalAgent, session_id: str, body: Any, client_factory: Callable[[], Any]
-    ) -> None:
+    def __init__(self, agent: LocalAgent, session_id: str, body: Any, client_factory: Callable[[], Any]) -> None:
         self.agent = agent
         self.session_id = session_id
         self.text, attributes, self.trace = _validate(body, session_id)
@@ -136,7 +134,9 @@ class Orchestration:
             yield self._trace({"observation": _observation(self.trace_id, "ACTION_GROUP", body)})
         if result.get("responseState") == contract.FAILURE:
             message = f"The action group function failed: {body}"
-            yield StreamMessage("exception", "dependencyFailedException", {"message": message, "resourceName": "Lambda"})
+            yield StreamMessage(
+                "exception", "dependencyFailedException", {"message": message, "resourceName": "Lambda"}
+            )
             return
         answer = final_answer(body)
         if self.trace:
