@@ -41,7 +41,9 @@ def _event(function: str = "search_knowledge", parameters=None, session=None) ->
 
 @pytest.fixture
 def stubbed_client():
-    client = boto3.client("bedrock-agent-runtime", region_name="us-west-2", aws_access_key_id="x", aws_secret_access_key="x")
+    client = boto3.client(
+        "bedrock-agent-runtime", region_name="us-west-2", aws_access_key_id="x", aws_secret_access_key="x"
+    )
     with Stubber(client) as stubber:
         yield client
         stubber.assert_no_pending_responses()
@@ -104,7 +106,9 @@ def test_not_a_function_event_fails_without_raising(stubbed_client):
 
 
 def test_upstream_access_denied_fails_without_arn_or_account():
-    client = boto3.client("bedrock-agent-runtime", region_name="us-west-2", aws_access_key_id="x", aws_secret_access_key="x")
+    client = boto3.client(
+        "bedrock-agent-runtime", region_name="us-west-2", aws_access_key_id="x", aws_secret_access_key="x"
+    )
     with Stubber(client) as stubber:
         stubber.add_client_error(
             "agentic_retrieve_stream",

@@ -15,9 +15,7 @@ from local.emulator.agent_runtime import local_agent_ids
 def _register(emulator, tenant: str, settings_json: str, max_bytes: int = 20_000) -> tuple[str, str]:
     agent_id, alias_id = local_agent_ids(tenant)
     body = {"agentId": agent_id, "agentAliasId": alias_id, "settings": settings_json, "responseMaxBytes": max_bytes}
-    request = urllib.request.Request(
-        f"{emulator.url}/_emulator/agents", data=json.dumps(body).encode(), method="POST"
-    )
+    request = urllib.request.Request(f"{emulator.url}/_emulator/agents", data=json.dumps(body).encode(), method="POST")
     with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - 127.0.0.1
         assert json.loads(response.read()) == {"agentId": agent_id, "agentAliasId": alias_id}
     return agent_id, alias_id
