@@ -21,7 +21,7 @@ if TYPE_CHECKING:
 EXIT_OK, EXIT_CONFIG, EXIT_HTTP, EXIT_STREAM, EXIT_DEADLINE = 0, 1, 3, 4, 5
 
 
-def target_for(tenant: str | None, env_name: str, config_dir: Path, use_local: bool):
+def target_for(tenant: str | None, env_name: str, config_dir: Path, use_local: bool) -> AgentTarget:
     from client.agent_client import local_agent_target, local_url_from_environment, resolve_agent
 
     if use_local:

@@ -16,7 +16,7 @@ def _register(emulator, tenant: str, settings_json: str, max_bytes: int = 20_000
     agent_id, alias_id = local_agent_ids(tenant)
     body = {"agentId": agent_id, "agentAliasId": alias_id, "settings": settings_json, "responseMaxBytes": max_bytes}
     request = urllib.request.Request(f"{emulator.url}/_emulator/agents", data=json.dumps(body).encode(), method="POST")
-    with urllib.request.urlopen(request, timeout=10) as response:  # noqa: S310 - 127.0.0.1
+    with urllib.request.urlopen(request, timeout=10) as response:
         assert json.loads(response.read()) == {"agentId": agent_id, "agentAliasId": alias_id}
     return agent_id, alias_id
 
@@ -68,7 +68,7 @@ def test_session_user_id_reaches_the_retrieval_as_user_context(emulator):
     emulator.client()  # same journal as the handler's calls
     events = _events(emulator, agent, sessionState={"sessionAttributes": {"userId": "alice"}})
     assert "chunk" in events[-1]
-    with urllib.request.urlopen(f"{emulator.url}/_emulator/requests", timeout=10) as response:  # noqa: S310
+    with urllib.request.urlopen(f"{emulator.url}/_emulator/requests", timeout=10) as response:
         requests = json.loads(response.read())
     agentic = [r for r in requests if r.get("path") == "/agenticRetrieveStream"]
     assert agentic and agentic[-1]["body"]["userContext"] == {"userId": "alice"}
