@@ -56,8 +56,12 @@ def user_id_for(settings: TenantSettings, session_user_id: str | None) -> str | 
         raise ActionError(FAILURE, f"{error.code}: {error.message}") from None
 
 
-def search(client: Any, settings: TenantSettings, query: Query, user_id: str | None) -> SearchReport:
-    """Runs the query to the end of its stream; a partial run says why (never reported as complete)."""
+def search(
+    client: Any, settings: TenantSettings, query: Query, user_id: str | None, deadline: float | None = None
+) -> SearchReport:
+    """Runs the query to the end of its stream; a partial run says why (never reported as complete).
+    `deadline` (time.monotonic) is the function's own end: past it the search fails instead of
+    being cut off by Lambda's timeout with nothing said."""
     alias_of = {r.knowledge_base_id: r.alias for r in settings.retrievers}
     translator = Translator(alias_of, time.monotonic())
     stop = StopReasonObserver(query.max_agent_iteration)
@@ -67,6 +71,10 @@ def search(client: Any, settings: TenantSettings, query: Query, user_id: str | N
     try:
         upstream = agentic.open(client, agentic.build_request(query, settings, user_id), translator)
         for event in upstream:
+            if deadline is not None and time.monotonic() > deadline:
+                raise ActionError(
+                    FAILURE, "deadline: the search did not finish in the function's time; retry or narrow it"
+                )
             stop.observe(event)
             if isinstance(event, TextEvent):
                 answer_parts.append(event.delta)

@@ -149,3 +149,29 @@ def test_answer_alone_over_the_limit_is_cut_within_bytes():
 )
 def test_knowledge_bases_parameter_forms(raw, expected):
     assert requested_knowledge_bases(raw) == expected
+
+
+def test_lambda_handler_reads_its_settings_and_fails_past_its_deadline(monkeypatch, emulator):
+    import time
+
+    from lambdas.agent_action import action_handler
+    from lambdas.endpoint import upstream
+
+    settings = TenantSettings(
+        tenant="sample", environment="local", retrievers=[Retriever("docs", emulator.knowledge_bases["docs"], "Docs")]
+    )
+    monkeypatch.setenv("AKB_TENANT_SETTINGS", settings.to_json())
+    monkeypatch.setattr(action_handler, "_settings", None)
+    monkeypatch.setattr(upstream, "shared_client", emulator.client)
+
+    class Context:
+        def __init__(self, seconds: float) -> None:
+            self.end = time.monotonic() + seconds
+
+        def get_remaining_time_in_millis(self) -> int:
+            return int((self.end - time.monotonic()) * 1000)
+
+    answered = action_handler.lambda_handler(_event(), Context(60))["response"]["functionResponse"]
+    assert "responseState" not in answered and answered["responseBody"]["TEXT"]["body"].startswith("status: complete")
+    late = action_handler.lambda_handler(_event(), Context(1))["response"]["functionResponse"]
+    assert late["responseState"] == "FAILURE" and late["responseBody"]["TEXT"]["body"].startswith("deadline")
