@@ -32,9 +32,12 @@ class AgentObservability(Construct):
         throttles = function.metric_throttles(period=PERIOD, statistic="Sum")
         duration = function.metric_duration(period=PERIOD, statistic="p99")
         self.alarms = [
-            self._alarm("Errors", errors, 1, "The agent's search_knowledge function crashed or timed out", topic),
-            self._alarm("Throttles", throttles, 1, "Lambda throttled the agent's search_knowledge function", topic),
+            self._alarm(name, "Errors", errors, 1, "The agent's search_knowledge function crashed or timed out", topic),
             self._alarm(
+                name, "Throttles", throttles, 1, "Lambda throttled the agent's search_knowledge function", topic
+            ),
+            self._alarm(
+                name,
                 "Duration",
                 duration,
                 timeout_ms * DURATION_ALARM_SHARE,
@@ -62,11 +65,19 @@ class AgentObservability(Construct):
         )
 
     def _alarm(
-        self, metric_name: str, metric: cloudwatch.Metric, threshold: float, description: str, topic: sns.ITopic | None
+        self,
+        name: str,
+        metric_name: str,
+        metric: cloudwatch.Metric,
+        threshold: float,
+        description: str,
+        topic: sns.ITopic | None,
     ) -> cloudwatch.Alarm:
+        # A literal name under the tenant's prefix: the alarm topic admits CloudWatch by alarm ARN.
         alarm = metric.create_alarm(
             self,
             f"{metric_name}Alarm",
+            alarm_name=f"{name}-agent-{metric_name.lower()}",
             threshold=threshold,
             evaluation_periods=1,
             comparison_operator=cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD,

@@ -47,7 +47,9 @@ def test_each_policy_exempts_only_its_own_tenants_endpoint_role_two_tenant_isola
                 continue
             (deny,) = [s for s in resource["Properties"]["PolicyDocument"]["Statement"] if s["Effect"] == "Deny"]
             exempt = deny["Condition"]["ArnNotEquals"]["aws:PrincipalArn"]
-            assert exempt == [{"Fn::GetAtt": [role, "Arn"]}], (tenant, logical_id, exempt)
+            # A tenant with `agent:` also admits its agent's action-function role (its own stack's).
+            readers = [role, *[k for k in template["Resources"] if k.startswith("AgentFunctionRole")]]
+            assert exempt == [{"Fn::GetAtt": [reader, "Arn"]} for reader in readers], (tenant, logical_id, exempt)
             # Everything the policy points at lives in this tenant's own stack: its KB and its role.
             assert referenced_ids(resource) <= set(template["Resources"]), (tenant, logical_id)
             (kb,) = [ref for ref in referenced_ids(deny["Resource"])]

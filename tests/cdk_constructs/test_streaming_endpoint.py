@@ -30,7 +30,8 @@ def _one(template, resource_type) -> tuple[str, dict]:
     found = [
         (k, v["Properties"])
         for k, v in template["Resources"].items()
-        if v["Type"] == resource_type and not k.startswith("CustomS3AutoDeleteObjects")
+        # The agent's function and invoke policy (tenants with `agent:`) are tests/stacks/test_agent.py's.
+        if v["Type"] == resource_type and not k.startswith(("CustomS3AutoDeleteObjects", "Agent"))
     ]
     assert len(found) == 1, f"{resource_type}: {[k for k, _ in found]}"
     return found[0]

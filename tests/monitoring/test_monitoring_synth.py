@@ -163,6 +163,11 @@ def test_account_thresholds_follow_the_environment_config(config_copy, tmp_path)
     assert {props["EvaluationPeriods"] for props in by_key.values()} == {5}
 
 
+def _endpoint_only(found: dict[str, dict]) -> dict[str, dict]:
+    """The tenant's endpoint monitoring; the agent's (tenants with `agent:`) is checked in tests/stacks/test_agent.py."""
+    return {k: v for k, v in found.items() if not k.startswith("AgentObservability")}
+
+
 def _tenant_template(synthesized, tenant: str) -> dict:
     template = synthesized.template(f"dev-{tenant}")
     assert dashboards(template), f"dev-{tenant} has no dashboard: the tenant's monitoring is not wired"
@@ -172,14 +177,14 @@ def _tenant_template(synthesized, tenant: str) -> dict:
 @pytest.mark.parametrize("tenant", ["acme", "globex"])
 def test_each_tenant_stack_has_its_dashboard_alarms_composite_and_queries(synthesized, tenant):
     template = _tenant_template(synthesized, tenant)
-    (body,) = dashboards(template).values()
+    (body,) = _endpoint_only(dashboards(template)).values()
     uses, _ = dashboard_metrics(body)
     # The cache row only for a tenant with a cache (acme has one, globex has none).
     expected = set(names.DIMENSION_SETS)
     if synthesized.project.tenants[tenant].cache is None:
         expected -= set(names.CACHE_METRICS)
     assert {u.name for u in uses if u.namespace == names.NAMESPACE} == expected
-    assert len(alarms(template)) == 7  # six endpoint alarms + Retrieve throttles of its knowledge bases
+    assert len(_endpoint_only(alarms(template))) == 7  # six endpoint alarms + Retrieve throttles of its knowledge bases
     types = [r["Type"] for r in template["Resources"].values()]
     assert types.count("AWS::CloudWatch::CompositeAlarm") == 1
     assert types.count("AWS::Logs::QueryDefinition") == 4
@@ -195,7 +200,7 @@ def test_tenant_composite_alarm_notifies_the_platform_topic_across_stacks(synthe
 
 
 def test_tenant_thresholds_come_from_the_tenant_file(synthesized):
-    globex = {p["AlarmName"]: p for p in alarms(_tenant_template(synthesized, "globex")).values()}
+    globex = {p["AlarmName"]: p for p in _endpoint_only(alarms(_tenant_template(synthesized, "globex"))).values()}
     assert globex["akb-dev-globex-time-to-first-event-p95"]["Threshold"] == 8000
     assert globex["akb-dev-globex-iterations"]["Threshold"] == 4
 
@@ -205,7 +210,9 @@ def test_tenant_retrieve_throttles_alarm_sums_each_of_its_knowledge_bases(synthe
     template = _tenant_template(synthesized, tenant)
     kb_ids = {k for k, r in template["Resources"].items() if r["Type"] == "AWS::Bedrock::KnowledgeBase"}
     assert len(kb_ids) == len(synthesized.project.tenants[tenant].knowledge_bases)
-    (props,) = [p for p in alarms(template).values() if p["AlarmName"] == f"akb-dev-{tenant}-retrieve-throttles"]
+    (props,) = [
+        p for p in _endpoint_only(alarms(template)).values() if p["AlarmName"] == f"akb-dev-{tenant}-retrieve-throttles"
+    ]
     uses, expressions = alarm_metrics(props)
     assert {u.dimensions["KnowledgeBaseId"] for u in uses} == {
         f"knowledge-base/<att:{k}.KnowledgeBaseId>" for k in kb_ids
@@ -222,7 +229,7 @@ def test_tenant_retrieve_throttles_alarm_sums_each_of_its_knowledge_bases(synthe
 def test_tenant_dashboard_shows_retrieve_and_raw_data_size_per_knowledge_base(synthesized, tenant):
     template = _tenant_template(synthesized, tenant)
     kb_ids = {k for k, r in template["Resources"].items() if r["Type"] == "AWS::Bedrock::KnowledgeBase"}
-    (body,) = dashboards(template).values()
+    (body,) = _endpoint_only(dashboards(template)).values()
     uses, _ = dashboard_metrics(body)
     bedrock = [u for u in uses if u.namespace == names.BEDROCK_KB_NAMESPACE]
     expected_kbs = {f"knowledge-base/<att:{k}.KnowledgeBaseId>" for k in kb_ids}
