@@ -164,7 +164,7 @@ def test_account_thresholds_follow_the_environment_config(config_copy, tmp_path)
 
 
 def _endpoint_only(found: dict[str, dict]) -> dict[str, dict]:
-    """The tenant's endpoint monitoring; the agent's (tenants with `agent:`) is checked in tests/stacks/test_agent.py."""
+    """The endpoint's monitoring; the agent's (tenants with `agent:`) is tests/stacks/test_agent.py's."""
     return {k: v for k, v in found.items() if not k.startswith("AgentObservability")}
 
 
