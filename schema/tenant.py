@@ -14,6 +14,7 @@ from schema.alarm_config import TenantAlarms
 from schema.arn_types import IamPrincipalArn, IamRoleArn
 from schema.cache_config import Cache
 from schema.common import NonBlank, StrictModel, unique
+from schema.gateway_config import McpGateway, check_gateway_identity
 from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
 
@@ -182,6 +183,9 @@ class Tenant(StrictModel):
         default_factory=KnowledgeBaseAccess,
         description="Extra readers of the knowledge bases' resource policy (cross-account, break-glass).",
     )
+    gateway: McpGateway | None = Field(
+        None, description="Opt-in: the tenant's retrieval as MCP tools behind an AgentCore Gateway (docs/agents.md)."
+    )
     agent: Agent | None = Field(
         None, description="An Agents for Amazon Bedrock agent (docs/agents.md); off unless set."
     )
@@ -202,6 +206,8 @@ class Tenant(StrictModel):
                 f"'{self.user_context}'; set user_context: trusted or remove trusted"
             )
         self._check_session_name_invokers()
+        if self.gateway is not None:
+            check_gateway_identity(self.gateway, self.user_context)
         return self
 
     @model_validator(mode="after")

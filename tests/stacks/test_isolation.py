@@ -98,9 +98,15 @@ def test_endpoint_role_writes_only_its_own_log_group(synthesized):
     for tenant in synthesized.project.tenants:
         template = _template(synthesized, tenant)
         logs = _endpoint_statements(template)["WriteTheEndpointsOwnLogGroup"]
-        # The endpoint's log group; the agent's function (tenants with `agent:`) has its own.
-        own = {k for k in _ids_of_type(template, "AWS::Logs::LogGroup") if not k.startswith("AgentFunctionLogs")}
-        assert {ref for r in as_list(logs["Resource"]) for ref in referenced_ids(r)} - {"AWS::Partition"} == own
+        # Every log group of the stack but the MCP gateway interceptor's and the agent function's (their own roles).
+        endpoint_groups = {
+            g
+            for g in _ids_of_type(template, "AWS::Logs::LogGroup")
+            if not g.startswith(("McpGateway", "AgentFunction"))
+        }
+        assert {ref for r in as_list(logs["Resource"]) for ref in referenced_ids(r)} - {"AWS::Partition"} == (
+            endpoint_groups
+        )
         region, account = synthesized.project.environment.region, synthesized.project.environment.account
         assert all(f":logs:{region}:{account}:log-group:" in render(r) for r in as_list(logs["Resource"]))
 
