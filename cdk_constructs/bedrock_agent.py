@@ -23,16 +23,17 @@ from constructs import Construct
 
 from cdk_constructs.endpoint_bundling import endpoint_code
 from cdk_constructs.log_group import log_group
-from cdk_constructs.nag_checks import acknowledge, finding_text
+from cdk_constructs.nag_checks import acknowledge_wildcards
 from cdk_constructs.resource_names import bounded_name, resource_prefix
 from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef
 from cdk_constructs.stack_outputs import publish
-from cdk_constructs.streaming_endpoint import ARCHITECTURE, RUNTIME, _acknowledge_role_wildcards, check_environment_size
+from cdk_constructs.streaming_endpoint import ARCHITECTURE, RUNTIME, check_environment_size
 from lambdas.agent_action import action_contract as contract
 from lambdas.agent_action.action_handler import MAX_BYTES_ENV
 from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
 from lambdas.endpoint.settings import TenantSettings
-from policies.agent_role import WILDCARD_REASONS, agent_invoker_policy, agent_role_policy, agent_trust_policy
+from policies import agent_role, endpoint_role
+from policies.agent_role import agent_invoker_policy, agent_role_policy, agent_trust_policy
 from policies.endpoint_role import endpoint_role_policy, inputs_for
 from schema import Project
 
@@ -116,7 +117,7 @@ class TenantAgent(Construct):
             description=f"Agent action group of tenant {self.tenant_name}: its own knowledge bases only",
             inline_policies={"agent-action": iam.PolicyDocument.from_json(policy)},
         )
-        _acknowledge_role_wildcards(role, policy)
+        acknowledge_wildcards(role, policy, endpoint_role.WILDCARD_REASONS)
         return role
 
     def _build_function(self, settings: TenantSettings, token_lengths: dict[str, int]) -> lambda_.Function:
@@ -155,10 +156,7 @@ class TenantAgent(Construct):
             inline_policies={"agent": iam.PolicyDocument.from_json(policy)},
         )
         _restrict_trust(role, trust)
-        for statement in policy["Statement"]:
-            reason = WILDCARD_REASONS.get(statement["Sid"])
-            if reason and "*" in str(statement["Resource"]):
-                acknowledge(role, "IAM5", reason, finding="Resource::" + finding_text(role, statement["Resource"]))
+        acknowledge_wildcards(role, policy, agent_role.WILDCARD_REASONS)
         return role
 
     def _build_agent(self, guardrail: GuardrailRef | None) -> bedrock.CfnAgent:
