@@ -9,6 +9,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
+from schema.agent_config import Agent
 from schema.alarm_config import TenantAlarms
 from schema.arn_types import IamPrincipalArn, IamRoleArn
 from schema.cache_config import Cache
@@ -200,6 +201,9 @@ class Tenant(StrictModel):
     gateway: McpGateway | None = Field(
         None, description="Opt-in: the tenant's retrieval as MCP tools behind an AgentCore Gateway (docs/agents.md)."
     )
+    agent: Agent | None = Field(
+        None, description="An Agents for Amazon Bedrock agent (docs/agents.md); off unless set."
+    )
 
     @model_validator(mode="after")
     def _invokers_consistent(self) -> Tenant:
@@ -231,6 +235,16 @@ class Tenant(StrictModel):
                     f"cache.acl_recheck names {', '.join(unknown)}, not a knowledge base of this tenant "
                     f"(aliases: {', '.join(aliases)})"
                 )
+        return self
+
+    @model_validator(mode="after")
+    def _agent_identity(self) -> Tenant:
+        # The action-group function sees no IAM caller, only session attributes its invoker set.
+        if self.agent is not None and self.user_context == "caller":
+            raise ValueError(
+                "agent: needs user_context none or trusted: the agent's action-group function cannot see the "
+                "IAM caller, only the end user id a trusted invoker sets as a session attribute (docs/agents.md)"
+            )
         return self
 
     @property

@@ -11,6 +11,7 @@ import aws_cdk as cdk
 from constructs import Construct
 
 from cdk_constructs.agentcore_memory import ConversationMemory, memory_name
+from cdk_constructs.bedrock_agent import TenantAgent
 from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.document_bucket import DocumentBucket
 from cdk_constructs.guardrail import Guardrail
@@ -31,7 +32,8 @@ from cdk_constructs.resource_names import (
     resource_prefix,
 )
 from cdk_constructs.retrieval_instruction import RetrievalInstruction
-from cdk_constructs.streaming_endpoint import StreamingEndpoint
+from cdk_constructs.streaming_endpoint import StreamingEndpoint, token_lengths
+from monitoring.agent_observability import AgentObservability
 from monitoring.tenant_observability import TenantObservability
 from schema import Project, Tenant
 from schema.alarm_config import tenant_thresholds
@@ -95,9 +97,16 @@ class TenantStack(cdk.Stack):
         # Opt-in: the same knowledge as MCP tools behind an AgentCore Gateway, with the endpoint's
         # identity rules in its interceptor (docs/agents.md). Its role reads the knowledge bases too.
         self.gateway = self._build_gateway() if self.tenant.gateway else None
+        # The agent (docs/agents.md), when the tenant has an `agent:` block: its action group runs agentic retrieval.
+        self.agent = self._build_agent() if self.tenant.agent is not None else None
         readers = [self.endpoint.role.role_arn, *([self.gateway.role.role_arn] if self.gateway else [])]
+        readers += [self.agent.function_role.role_arn] if self.agent else []
         self.knowledge_base_policies = self._build_knowledge_base_policies(readers)
         self.observability = self._build_observability(platform)
+        if self.agent is not None:
+            AgentObservability(
+                self, "AgentObservability", agent=self.agent, name=self._prefix, topic=platform.alarms.topic
+            )
 
     def _build_memory(self) -> ConversationMemory | None:
         """The tenant's AgentCore Memory, when its config turns conversations on (docs/conversations.md)."""
@@ -139,6 +148,21 @@ class TenantStack(cdk.Stack):
             knowledge_bases=self.knowledge_bases,
             guardrail=self.guardrail,
             instruction=self.retrieval_instruction,
+        )
+
+    def _build_agent(self) -> TenantAgent:
+        knowledge_bases = [kb.ref for kb in self.knowledge_bases.values()]
+        guardrail = self.guardrail.ref if self.guardrail else None
+        instruction = self.retrieval_instruction.ref if self.retrieval_instruction else None
+        return TenantAgent(
+            self,
+            "Agent",
+            project=self.project,
+            tenant_name=self.tenant_name,
+            settings=self.endpoint.settings,
+            knowledge_bases=knowledge_bases,
+            guardrail=guardrail,
+            token_lengths=token_lengths(knowledge_bases, guardrail, instruction),
         )
 
     def _build_guardrail(self) -> Guardrail | None:

@@ -74,6 +74,10 @@ def _filter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
 @click.option("--format", "stream_format", type=click.Choice(["sse", "ndjson"]), default="sse", show_default=True)
 @click.option("--json", "as_json", is_flag=True, help="Print the events as NDJSON, one per line.")
 @click.option("--quiet", "-q", is_flag=True, help="Print only the answer.")
+@click.option("--agent", "use_agent", is_flag=True, help="Ask the tenant's Bedrock agent (docs/agents.md).")
+@click.option(
+    "--session-id", "agent_session_id", help="With --agent: continue this agent session (default: a new one)."
+)
 @click.pass_context
 def command(
     ctx: click.Context,
@@ -98,6 +102,8 @@ def command(
     stream_format: str,
     as_json: bool,
     quiet: bool,
+    use_agent: bool,
+    agent_session_id: str | None,
 ) -> None:
     """Ask QUESTION; show the planner's steps live, then the answer and its sources."""
     if sum(bool(choice) for choice in (url, tenant, use_local)) != 1:
@@ -106,6 +112,12 @@ def command(
         raise click.UsageError("--json and --quiet are alternatives: pick one")
     if not question.strip():
         raise click.UsageError("the question is empty")
+    if use_agent or agent_session_id:
+        ctx.exit(
+            _ask_agent(
+                ctx, question, url, tenant, env_name, config_dir, use_local, agent_session_id, user_id, as_json, quiet
+            )
+        )
     session_id = _session(session_id, new_session, no_save)
     url, region = _target(ctx, url, tenant, env_name, config_dir, use_local, region)
 
@@ -156,6 +168,37 @@ def _session(session_id: str | None, new_session: bool, no_save: bool) -> str | 
     fresh = str(uuid.uuid4())
     click.echo(f"session {fresh}  (continue with: --session {fresh})", err=True)
     return fresh
+
+
+def _ask_agent(
+    ctx: click.Context,
+    question: str,
+    url: str | None,
+    tenant: str | None,
+    env_name: str,
+    config_dir: Path,
+    use_local: bool,
+    session_id: str | None,
+    user_id: str | None,
+    as_json: bool,
+    quiet: bool,
+) -> int:
+    from client.agent_client import AgentTargetError
+    from client.commands import ask_agent
+    from schema import ConfigError
+
+    if not ctx.params.get("use_agent"):
+        raise click.UsageError("--session-id is for the agent: add --agent")
+    if ctx.params.get("session_id") or ctx.params.get("new_session"):
+        raise click.UsageError("--session/--new-session are the endpoint's conversations; the agent takes --session-id")
+    if url:
+        raise click.UsageError("--agent takes --local or --env/--tenant (an agent has no URL)")
+    try:
+        target = ask_agent.target_for(tenant, env_name, config_dir, use_local)
+    except (AgentTargetError, ConfigError) as error:
+        click.echo(f"akb ask: {error}", err=True)
+        return ask_agent.EXIT_CONFIG
+    return ask_agent.run(question, target, session_id, user_id, as_json, quiet)
 
 
 def _target(

@@ -24,6 +24,8 @@ if TYPE_CHECKING:
     from lambdas.endpoint.events import Event
 
 MODES = ("agentic", "retrieve", "auto")
+# `agent`: the tenant's Bedrock agent (docs/agents.md), on request only: --modes agentic,agent
+ALL_MODES = (*MODES, "agent")
 PIPE_WIDTH = 200  # columns when stdout is not a terminal: wider than every table akb eval prints
 LOCAL_DISCLAIMER = (
     "local emulator numbers: they measure this harness and the emulator's rule-based planner over the "
@@ -61,7 +63,10 @@ def _target(
         try:
             with local_endpoint(config_dir, out_dir / "endpoint.log", env_name, tenant) as endpoint_url:
                 description = f"local emulator, tenant {tenant or 'sample (every corpus folder)'} ({endpoint_url})"
-                yield {"url": endpoint_url, "region": None, "description": description, "local": True}
+                from client.agent_client import local_agent_target
+
+                agent = local_agent_target(endpoint_url)  # registered beside it by local_endpoint
+                yield {"url": endpoint_url, "region": None, "description": description, "local": True, "agent": agent}
         except LocalTargetError as error:
             raise click.ClickException(str(error)) from None
         return
@@ -75,7 +80,13 @@ def _target(
         resolved, region = resolve_url(config_dir, env_name, tenant or "")
     except (UrlResolutionError, ConfigError) as error:
         raise click.ClickException(str(error)) from None
-    yield {"url": resolved, "region": region, "description": f"{env_name}/{tenant} ({resolved})", "local": False}
+    yield {
+        "url": resolved,
+        "region": region,
+        "description": f"{env_name}/{tenant} ({resolved})",
+        "local": False,
+        "agent_of": (config_dir, env_name, tenant),  # resolved only when `agent` is among the modes
+    }
 
 
 @click.command()
@@ -91,7 +102,11 @@ def _target(
 )
 @config_option
 @click.option(
-    "--modes", default=",".join(MODES), show_default=True, callback=_csv(str, MODES), help="Modes to compare."
+    "--modes",
+    default=",".join(MODES),
+    show_default=True,
+    callback=_csv(str, ALL_MODES),
+    help="Modes to compare (also: agent).",
 )
 @click.option("--k", "ks", default="5,10", show_default=True, callback=_csv(int), help="Cut-offs for @k metrics.")
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Output directory [eval-out/<dataset>].")
@@ -135,6 +150,20 @@ def command(
         raise SystemExit(1)
 
 
+def _agent_target(target: dict[str, Any]) -> Any:
+    """The agent to evaluate for `--modes ...,agent`, or a ClickException saying why there is none."""
+    from client.agent_client import AgentTargetError, resolve_agent
+
+    if target.get("agent") is not None:
+        return target["agent"]
+    if target.get("agent_of") is None:
+        raise click.ClickException("--modes agent needs --local or --env/--tenant (a URL names no agent)")
+    try:
+        return resolve_agent(*target["agent_of"])
+    except AgentTargetError as error:
+        raise click.ClickException(str(error)) from None
+
+
 def _prepare_out_dir(out_dir: Path) -> None:
     """Creates --out before any request is sent, so a bad path costs nothing: one line, exit 2 (usage)."""
     problem = None
@@ -173,8 +202,13 @@ def _run(
     if not console.is_terminal:  # a pipe or a file has no width to fit: render whole tables, never "Precis…"
         console = Console(width=PIPE_WIDTH)
     client = Client(target["url"], region=target["region"])
+    agent = _agent_target(target) if "agent" in modes else None
 
     def query(item: EvalItem, mode: str) -> Iterator[Event]:
+        if mode == "agent" and agent is not None:
+            from client.evaluation.agent_mode import agent_events
+
+            return agent_events(agent, item.question)
         return client.query(item.question, mode=mode, knowledge_bases=list(item.knowledge_bases) or None)
 
     progress = Progress(

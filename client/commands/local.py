@@ -6,6 +6,7 @@ with the tenant's settings in AKB_TENANT_SETTINGS and boto3 pointed at the emula
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import subprocess
@@ -113,8 +114,19 @@ def command(
             click.echo(f"the endpoint did not become ready on {url} (is the port free?)", err=True)
             raise SystemExit(1)
         _banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path)
-        while child.poll() is None:
-            time.sleep(0.2)
+        with contextlib.ExitStack() as agent_scope:
+            agent = project.tenants[tenant_name].agent
+            if agent is not None:  # the tenant's Bedrock agent, on the emulator (docs/agents.md)
+                from client.local_agent import local_agent
+
+                agent_scope.enter_context(
+                    local_agent(url, emulator.url, tenant_name, settings, agent.response_max_bytes)
+                )
+                click.echo(
+                    f"Agent             AKB_LOCAL_URL={url} akb ask --agent --local 'How do I rotate an API key?'"
+                )
+            while child.poll() is None:
+                time.sleep(0.2)
         click.echo(f"the endpoint exited with status {child.returncode}", err=True)
         raise SystemExit(1)
     except KeyboardInterrupt:

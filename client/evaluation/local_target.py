@@ -97,7 +97,12 @@ def local_endpoint(config_dir: Path, log_path: Path, env_name: str = "dev", tena
                 )
             except (ConfigError, LocalSettingsError) as error:
                 raise LocalTargetError(str(error)) from None
-        with serve_endpoint(settings, emulator, log_path) as url:
-            yield url
+        from client.local_agent import local_agent
+
+        with (
+            serve_endpoint(settings, emulator, log_path) as url,
+            local_agent(url, emulator.url, settings.tenant, settings, 20_000),
+        ):
+            yield url  # and the tenant's agent on the emulator, for `--modes agent` (agent_mode.py)
     finally:
         emulator.stop()

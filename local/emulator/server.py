@@ -24,6 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from local.emulator.agent_runtime import INVOKE_AGENT_PATH, Agents, Orchestration, emulator_client
 from local.emulator.agentic_stream import AgenticRun
 from local.emulator.corpus import KnowledgeBase
 from local.emulator.faults import Faults
@@ -68,6 +69,7 @@ class EmulatorState:
         self.ingestion = Ingestion(knowledge_bases, self.indexes)
         self.pages = Pages()
         self.memory = MemoryStore()
+        self.agents = Agents()  # InvokeAgent for registered local agents (agent_runtime.py)
         self.stopping = threading.Event()
 
     def knowledge_base_list(self) -> list[dict[str, Any]]:
@@ -182,6 +184,8 @@ class Handler(BaseHTTPRequestHandler):
             route = routes.get(path)
             if route is None and self.command == "POST" and _RETRIEVE_PATH.match(path):
                 route = self._retrieve
+            if route is None and self.command == "POST" and INVOKE_AGENT_PATH.match(path):
+                route = self._invoke_agent
             route = route or self._control_plane(path)
             if route is None:
                 self._read_body()
@@ -229,6 +233,7 @@ class Handler(BaseHTTPRequestHandler):
                 "/_emulator/ingestion/complete": self._complete_ingestion,
                 "/_emulator/acl": self._set_acl,
                 "/_emulator/memory-records": self._add_memory_record,
+                "/_emulator/agents": self._register_agent,
             }
         )
 
@@ -289,6 +294,12 @@ class Handler(BaseHTTPRequestHandler):
         self._send(200, {"added": 1})
 
     # -- control API --------------------------------------------------------------------------
+    def _register_agent(self) -> None:
+        try:
+            self._send(200, self.state.agents.register(self._control_body()))
+        except ValueError as error:  # pydantic's ValidationError is one
+            raise _BadRequest(f"cannot register the agent: {str(error).splitlines()[0]}") from None
+
     def _faults(self) -> None:
         try:
             spec = _json_body(self._read_body() or b"{}")
@@ -373,6 +384,32 @@ class Handler(BaseHTTPRequestHandler):
                 record.outcome = "client_closed"
         self._hang_up()
 
+    def _invoke_agent(self) -> None:
+        match = INVOKE_AGENT_PATH.match(urlsplit(self.path).path)
+        if match is None:  # _dispatch routes only matching paths here
+            raise ServiceError("ValidationException", "not an InvokeAgent path")
+        agent_id, alias_id, session_id = (unquote(group) for group in match.groups())
+        _, body = self._accept()
+        url = f"http://127.0.0.1:{self.server.server_address[1]}"
+        run = Orchestration(self.state.agents.get(agent_id, alias_id), session_id, body, lambda: emulator_client(url))
+        self.send_response(200)
+        self.send_header("Content-Type", "application/vnd.amazon.eventstream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.send_header("x-amzn-RequestId", str(uuid.uuid4()))
+        self.send_header("x-amzn-bedrock-agent-content-type", "application/json")
+        self.send_header("x-amz-bedrock-agent-session-id", session_id)
+        self.end_headers()
+        try:
+            for message in run.messages():
+                self._write_chunk(message.encode())
+        except OSError:
+            self._hang_up()
+            return
+        except Exception:  # after the headers: a modeled in-stream error, never a traceback
+            log.exception("InvokeAgent orchestration failed")
+            self._write_chunk(_internal_stream_error())
+        self.wfile.write(b"0\r\n\r\n")
+
     def _hold(self, seconds: float) -> bool:
         """Waits `seconds` before answering; False as soon as the client has gone (or the server stops)."""
         deadline = time.monotonic() + seconds
@@ -398,6 +435,12 @@ class Handler(BaseHTTPRequestHandler):
         self.close_connection = True
         with contextlib.suppress(OSError):
             self.connection.shutdown(socket.SHUT_RDWR)
+
+
+def _internal_stream_error() -> bytes:
+    from local.emulator.eventstream import encode_exception
+
+    return encode_exception("internalServerException", {"message": "Internal error in the emulator"})
 
 
 class EmulatorServer(ThreadingHTTPServer):

@@ -44,7 +44,9 @@ def test_each_policy_exempts_only_its_own_tenants_endpoint_role_two_tenant_isola
         role = _endpoint_role(template, synthesized.project.env_name, tenant)
         # A tenant with `gateway:` has a second front door whose role reads the same knowledge bases.
         gateway_roles = [k for k in template["Resources"] if k.startswith("McpGatewayGatewayRole")]
-        readers = [{"Fn::GetAtt": [r, "Arn"]} for r in [role, *gateway_roles]]
+        # And a tenant with `agent:` its agent's action-function role, after the gateway's (tenant_stack.py).
+        agent_roles = [k for k in template["Resources"] if k.startswith("AgentFunctionRole")]
+        readers = [{"Fn::GetAtt": [r, "Arn"]} for r in [role, *gateway_roles, *agent_roles]]
         assert bool(gateway_roles) == (synthesized.project.tenants[tenant].gateway is not None)
         for logical_id, resource in template["Resources"].items():
             if resource["Type"] != POLICY_TYPE:

@@ -30,11 +30,11 @@ def _one(template, resource_type) -> tuple[str, dict]:
     found = [
         (k, v["Properties"])
         for k, v in template["Resources"].items()
-        # the ingestion log group: tests/cdk_constructs/test_ingestion_logs.py
+        # the ingestion log group (tests/cdk_constructs/test_ingestion_logs.py), CDK's auto-delete helper,
+        # the MCP gateway's interceptor (tests/cdk_constructs/test_mcp_gateway.py) and the agent's function
+        # and invoke policy (tests/stacks/test_agent.py)
         if v["Type"] == resource_type
-        and not k.startswith("IngestionLogs")
-        # CDK's auto-delete helper and the MCP gateway's interceptor (tests/cdk_constructs/test_mcp_gateway.py)
-        and not k.startswith(("CustomS3AutoDeleteObjects", "McpGateway"))
+        and not k.startswith(("IngestionLogs", "CustomS3AutoDeleteObjects", "McpGateway", "Agent"))
     ]
     assert len(found) == 1, f"{resource_type}: {[k for k, _ in found]}"
     return found[0]

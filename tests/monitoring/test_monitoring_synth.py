@@ -163,6 +163,11 @@ def test_account_thresholds_follow_the_environment_config(config_copy, tmp_path)
     assert {props["EvaluationPeriods"] for props in by_key.values()} == {5}
 
 
+def _endpoint_only(found: dict[str, dict]) -> dict[str, dict]:
+    """The endpoint's monitoring; the agent's (tenants with `agent:`) is tests/stacks/test_agent.py's."""
+    return {k: v for k, v in found.items() if not k.startswith("AgentObservability")}
+
+
 def _tenant_template(synthesized, tenant: str) -> dict:
     template = synthesized.template(f"dev-{tenant}")
     assert dashboards(template), f"dev-{tenant} has no dashboard: the tenant's monitoring is not wired"
@@ -172,7 +177,7 @@ def _tenant_template(synthesized, tenant: str) -> dict:
 @pytest.mark.parametrize("tenant", ["acme", "globex"])
 def test_each_tenant_stack_has_its_dashboard_alarms_composite_and_queries(synthesized, tenant):
     template = _tenant_template(synthesized, tenant)
-    (body,) = dashboards(template).values()
+    (body,) = _endpoint_only(dashboards(template)).values()
     uses, _ = dashboard_metrics(body)
     # The cache row only for a tenant with a cache (acme has one, globex has none).
     expected = set(names.DIMENSION_SETS)
@@ -181,7 +186,7 @@ def test_each_tenant_stack_has_its_dashboard_alarms_composite_and_queries(synthe
     assert {u.name for u in uses if u.namespace == names.NAMESPACE} == expected
     gateway_alarms = 3 if synthesized.project.tenants[tenant].gateway else 0  # tests/cdk_constructs/test_mcp_gateway.py
     # six endpoint alarms + Retrieve throttles of its KBs + ingestion failed documents and jobs
-    assert len(alarms(template)) == 9 + gateway_alarms
+    assert len(_endpoint_only(alarms(template))) == 9 + gateway_alarms
     types = [r["Type"] for r in template["Resources"].values()]
     assert types.count("AWS::CloudWatch::CompositeAlarm") == 1
     assert types.count("AWS::Logs::QueryDefinition") == 5  # four endpoint queries + ingestion failed documents
@@ -197,7 +202,7 @@ def test_tenant_composite_alarm_notifies_the_platform_topic_across_stacks(synthe
 
 
 def test_tenant_thresholds_come_from_the_tenant_file(synthesized):
-    globex = {p["AlarmName"]: p for p in alarms(_tenant_template(synthesized, "globex")).values()}
+    globex = {p["AlarmName"]: p for p in _endpoint_only(alarms(_tenant_template(synthesized, "globex"))).values()}
     assert globex["akb-dev-globex-time-to-first-event-p95"]["Threshold"] == 8000
     assert globex["akb-dev-globex-iterations"]["Threshold"] == 4
 
@@ -207,7 +212,9 @@ def test_tenant_retrieve_throttles_alarm_sums_each_of_its_knowledge_bases(synthe
     template = _tenant_template(synthesized, tenant)
     kb_ids = {k for k, r in template["Resources"].items() if r["Type"] == "AWS::Bedrock::KnowledgeBase"}
     assert len(kb_ids) == len(synthesized.project.tenants[tenant].knowledge_bases)
-    (props,) = [p for p in alarms(template).values() if p["AlarmName"] == f"akb-dev-{tenant}-retrieve-throttles"]
+    (props,) = [
+        p for p in _endpoint_only(alarms(template)).values() if p["AlarmName"] == f"akb-dev-{tenant}-retrieve-throttles"
+    ]
     uses, expressions = alarm_metrics(props)
     assert {u.dimensions["KnowledgeBaseId"] for u in uses} == {
         f"knowledge-base/<att:{k}.KnowledgeBaseId>" for k in kb_ids
@@ -224,7 +231,7 @@ def test_tenant_retrieve_throttles_alarm_sums_each_of_its_knowledge_bases(synthe
 def test_tenant_dashboard_shows_retrieve_and_raw_data_size_per_knowledge_base(synthesized, tenant):
     template = _tenant_template(synthesized, tenant)
     kb_ids = {k for k, r in template["Resources"].items() if r["Type"] == "AWS::Bedrock::KnowledgeBase"}
-    (body,) = dashboards(template).values()
+    (body,) = _endpoint_only(dashboards(template)).values()
     uses, _ = dashboard_metrics(body)
     bedrock = [u for u in uses if u.namespace == names.BEDROCK_KB_NAMESPACE]
     expected_kbs = {f"knowledge-base/<att:{k}.KnowledgeBaseId>" for k in kb_ids}

@@ -231,6 +231,10 @@ FIELD_SETTERS = {
         _set_tenant("acme", lambda t, v: t["guardrail"].update(kms_key_arn=v)),
         "guardrail.kms_key_arn",
     ),
+    "Tenant.agent.foundation_model": (
+        _set_tenant("globex", lambda t, v: t["agent"].update(foundation_model=v)),
+        "agent.foundation_model",
+    ),
     "Tenant.invokers.arn": (
         _set_tenant("acme", lambda t, v: t["invokers"][0].update(arn=v)),
         "invokers[0].arn",

@@ -104,9 +104,9 @@ def test_endpoint_role_writes_only_its_own_log_group(synthesized):
             if resource["Type"] == "AWS::Logs::LogGroup"
         }
         # The tenant's other log groups (ingestion logs, written by Bedrock's log delivery; the MCP gateway
-        # interceptor's, written by its own role) are not the endpoint's.
+        # interceptor's and the agent function's, written by their own roles) are not the endpoint's.
         endpoint_groups = {key for key, name in groups.items() if name.startswith("/aws/lambda/")}
-        endpoint_groups = {key for key in endpoint_groups if not key.startswith("McpGateway")}
+        endpoint_groups = {key for key in endpoint_groups if not key.startswith(("McpGateway", "AgentFunction"))}
         assert len(endpoint_groups) == 1
         assert {ref for r in as_list(logs["Resource"]) for ref in referenced_ids(r)} - {"AWS::Partition"} == (
             endpoint_groups

@@ -57,6 +57,10 @@ GATEWAY_ACTIONS = (ENDPOINT_ACTIONS - {"bedrock:GetDocumentContent", "logs:Creat
     "bedrock:GetKnowledgeBase",
     "lambda:InvokeFunction",
 }
+# The Bedrock agent (tenants with `agent:`; policies/agent_role.py): its service role calls its own
+# model and applies the guardrail; its invokers may only InvokeAgent on the alias.
+AGENT_SERVICE_ACTIONS = {"bedrock:InvokeModel", "bedrock:InvokeModelWithResponseStream", "bedrock:ApplyGuardrail"}
+AGENT_INVOKER_ACTIONS = {"bedrock:InvokeAgent"}
 # CDK's own helper roles, allowed by name. cdk-nag cannot see them (CDK synthesizes them as raw
 # CfnResources), so each must carry here what an acknowledgement would: a reason, the AWS page that
 # documents its permissions, and the AWS managed policies it may hold (docs/security.md).
@@ -73,8 +77,13 @@ CDK_HELPER_ROLES: dict[str, dict] = {
 
 
 def _kind(logical_id: str) -> str:
-    if logical_id.startswith("EndpointRole"):
+    # The agent's action function has the endpoint's policy (same builder, its own log group, no cache).
+    if logical_id.startswith(("EndpointRole", "AgentFunctionRole")):
         return "endpoint"
+    if logical_id.startswith("AgentAgentRole"):
+        return "agent-service"
+    if logical_id.startswith("AgentInvokePolicy"):
+        return "agent-invoker"
     if logical_id.startswith("EndpointInvokePolicy"):
         return "invoker"
     if logical_id.startswith("KnowledgeBase") and "Role" in logical_id:
@@ -117,6 +126,8 @@ ALLOWED = {
     "invoker": INVOKER_ACTIONS,
     "gateway": GATEWAY_ACTIONS,
     "gateway-interceptor": {"logs:CreateLogStream", "logs:PutLogEvents"},
+    "agent-service": AGENT_SERVICE_ACTIONS,
+    "agent-invoker": AGENT_INVOKER_ACTIONS,
     "cdk-helper": set(),
 }
 

@@ -44,6 +44,7 @@ PINNED: dict[str, dict[str, str]] = {
         "KnowledgeBasewiki91F6C396": "AWS::Bedrock::KnowledgeBase",
         "KnowledgeBasewikiSource0F87AAD22": "AWS::Bedrock::DataSource",
         "McpGatewayInterceptorLogs6BA5157E": "AWS::Logs::LogGroup",  # globex has `gateway:` (new in issue 17)
+        "AgentFunctionLogs420FB79A": "AWS::Logs::LogGroup",  # the agent's action function (globex has `agent:`)
     },
     "dev-platform": {},
 }

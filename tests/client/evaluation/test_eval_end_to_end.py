@@ -171,3 +171,22 @@ def test_tables_piped_to_another_program_keep_every_header_whole(endpoint, small
     )
     assert [h for h in headers if h not in done.stdout] == []
     assert "…" not in done.stdout
+
+
+def test_eval_local_agent_mode_adds_an_agent_column_judged_from_the_agents_search(small_dataset, tmp_path):
+    out = tmp_path / "agent"
+    result = run_eval(
+        "--dataset", str(small_dataset), "--local", "--modes", "agentic,agent", "--limit", "2", "--out", str(out)
+    )
+    assert result.exit_code == 0, result.output
+    report = json.loads((out / "report.json").read_text())
+    assert report["modes"] == ["agentic", "agent"]
+    assert report["overall"]["agent"]["errors"] == 0
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    agent = [r for r in records if r["mode"] == "agent"]
+    assert len(agent) == 2 and all(r["documents"] and r["answer"] and r["stop_reason"] == "complete" for r in agent)
+
+
+def test_eval_agent_mode_against_a_url_names_what_it_needs(small_dataset, tmp_path):
+    result = run_eval("--dataset", str(small_dataset), "--url", "http://127.0.0.1:9", "--modes", "agent")
+    assert result.exit_code == 1 and "--modes agent needs --local or --env/--tenant" in result.output

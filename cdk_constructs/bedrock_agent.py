@@ -1,0 +1,251 @@
+"""A tenant's Agents for Amazon Bedrock agent: its action group runs agentic retrieval.
+
+Resources: the action-group function (the endpoint's package and settings, another handler:
+lambdas/agent_action/action_handler.py) with its own log group and role (the endpoint's policy
+builder: same knowledge bases, guardrail, planner; no cache), the agent's service role, the
+`AWS::Bedrock::Agent` (foundation model, instruction, idle session TTL, the tenant's guardrail,
+AutoPrepare, one action group with a function-details schema), an `AWS::Bedrock::AgentAlias`,
+the function's resource policy for Bedrock, a managed policy allowing bedrock:InvokeAgent on the
+alias, and the ids as outputs + SSM parameters. Properties: cfn-lint's schemas of
+AWS::Bedrock::Agent / AgentAlias (ledger in docs/facts-and-decisions.md).
+https://docs.aws.amazon.com/bedrock/latest/userguide/agents.html
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+import aws_cdk as cdk
+from aws_cdk import aws_bedrock as bedrock
+from aws_cdk import aws_iam as iam
+from aws_cdk import aws_lambda as lambda_
+from constructs import Construct
+
+from cdk_constructs.endpoint_bundling import endpoint_code
+from cdk_constructs.log_group import log_group
+from cdk_constructs.nag_checks import acknowledge_wildcards
+from cdk_constructs.resource_names import bounded_name, resource_prefix
+from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef
+from cdk_constructs.stack_outputs import publish
+from cdk_constructs.streaming_endpoint import ARCHITECTURE, RUNTIME, check_environment_size
+from lambdas.agent_action import action_contract as contract
+from lambdas.agent_action.action_handler import MAX_BYTES_ENV
+from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
+from lambdas.endpoint.settings import TenantSettings
+from policies import agent_role, endpoint_role
+from policies.agent_role import agent_invoker_policy, agent_role_policy, agent_trust_policy
+from policies.endpoint_role import endpoint_role_policy, inputs_for
+from schema import Project
+
+HANDLER = "lambdas.agent_action.action_handler.lambda_handler"
+ALIAS_NAME = "live"
+
+
+class TenantAgent(Construct):
+    """The tenant's agent, its alias, its action-group function and the grants between them.
+
+    :param project, tenant_name: config; the tenant's `agent:` block must be set (docs/configuration.md).
+    :param settings: the endpoint's TenantSettings (same retrievers, guardrail, instruction, caps, identity).
+    :param knowledge_bases: the tenant's knowledge bases: the function may retrieve from these only.
+    :param guardrail: the tenant's guardrail (agent guardrail and the function's ApplyGuardrail), if any.
+    """
+
+    def __init__(
+        self,
+        scope: Construct,
+        construct_id: str,
+        *,
+        project: Project,
+        tenant_name: str,
+        settings: TenantSettings,
+        knowledge_bases: Sequence[KnowledgeBaseRef],
+        guardrail: GuardrailRef | None,
+        token_lengths: dict[str, int],
+    ):
+        super().__init__(scope, construct_id)
+        tenant = project.tenants[tenant_name]
+        if tenant.agent is None:
+            raise ValueError(f"{self.node.path}: tenant {tenant_name} has no `agent:` block; do not build an agent")
+        self.config = tenant.agent
+        self.tenant_name = tenant_name
+        self._prefix = resource_prefix(project.env_name, tenant_name)
+        self.log_group = log_group(
+            self, "FunctionLogs", environment=project.environment, name=f"/aws/lambda/{self._function_name}"
+        )
+        self.function_role = self._build_function_role(project, knowledge_bases, guardrail)
+        self.function = self._build_function(settings, token_lengths)
+        self.agent_role = self._build_agent_role(guardrail)
+        self.agent = self._build_agent(guardrail)
+        self.alias = bedrock.CfnAgentAlias(
+            self,
+            "Alias",
+            agent_id=self.agent.attr_agent_id,
+            agent_alias_name=ALIAS_NAME,
+            description=f"Callers' alias of the {tenant_name} agent ({project.env_name})",
+        )
+        self._permit_bedrock()
+        self.invoke_policy = self._build_invoke_policy(project)
+        self._build_outputs(project)
+
+    @property
+    def _function_name(self) -> str:
+        return f"{self._prefix}-agent-action"
+
+    def _build_function_role(
+        self, project: Project, knowledge_bases: Sequence[KnowledgeBaseRef], guardrail: GuardrailRef | None
+    ) -> iam.Role:
+        """The endpoint's policy builder with this function's log group: same reach, no cache table."""
+        log_group_arn = cdk.Stack.of(self).format_arn(
+            service="logs",
+            resource="log-group",
+            resource_name=self.log_group.log_group_name,
+            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
+        )
+        policy = endpoint_role_policy(
+            inputs_for(
+                project.environment,
+                project.tenants[self.tenant_name],
+                knowledge_base_arns=[kb.knowledge_base_arn for kb in knowledge_bases],
+                log_group_arn=log_group_arn,
+                guardrail_arn=guardrail.guardrail_arn if guardrail else None,
+            )
+        )
+        role = iam.Role(
+            self,
+            "FunctionRole",
+            assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
+            description=f"Agent action group of tenant {self.tenant_name}: its own knowledge bases only",
+            inline_policies={"agent-action": iam.PolicyDocument.from_json(policy)},
+        )
+        acknowledge_wildcards(role, policy, endpoint_role.WILDCARD_REASONS)
+        return role
+
+    def _build_function(self, settings: TenantSettings, token_lengths: dict[str, int]) -> lambda_.Function:
+        variables = {SETTINGS_ENV_VAR: settings.to_json(), MAX_BYTES_ENV: str(self.config.response_max_bytes)}
+        check_environment_size(variables, token_lengths, where=f"{self.node.path} (tenant {self.tenant_name})")
+        # Invoked synchronously by Bedrock only (no asynchronous retries for a DLQ to catch); no VPC:
+        # it reaches only Bedrock and CloudWatch Logs, like the endpoint.
+        return lambda_.Function(
+            self,
+            "Function",
+            function_name=self._function_name,
+            description=f"search_knowledge action of the {self.tenant_name} agent",
+            runtime=RUNTIME,
+            architecture=ARCHITECTURE,
+            handler=HANDLER,
+            code=endpoint_code(RUNTIME),  # the endpoint's asset: one bundle, lambdas/ + locked dependencies
+            memory_size=self.config.memory_mb,
+            timeout=cdk.Duration.seconds(self.config.timeout_seconds),
+            role=self.function_role,
+            log_group=self.log_group,
+            environment=variables,
+        )
+
+    def _build_agent_role(self, guardrail: GuardrailRef | None) -> iam.Role:
+        stack = cdk.Stack.of(self)
+        # The agent's id exists only once the agent does, and the agent needs this role first: the
+        # trust names the account's agents (agent/*) plus aws:SourceAccount (AWS docs agents-permissions).
+        agents_arn = stack.format_arn(service="bedrock", resource="agent", resource_name="*")
+        trust = agent_trust_policy(stack.account, agents_arn)
+        policy = agent_role_policy(self.config.foundation_model, guardrail.guardrail_arn if guardrail else None)
+        role = iam.Role(
+            self,
+            "AgentRole",
+            assumed_by=iam.ServicePrincipal("bedrock.amazonaws.com"),
+            description=f"Service role of the {self.tenant_name} agent: its model and guardrail only",
+            inline_policies={"agent": iam.PolicyDocument.from_json(policy)},
+        )
+        _restrict_trust(role, trust)
+        acknowledge_wildcards(role, policy, agent_role.WILDCARD_REASONS)
+        return role
+
+    def _build_agent(self, guardrail: GuardrailRef | None) -> bedrock.CfnAgent:
+        config = self.config
+        parameters = {
+            name: bedrock.CfnAgent.ParameterDetailProperty(
+                type=detail["type"], description=detail["description"], required=detail["required"]
+            )
+            for name, detail in contract.PARAMETERS.items()
+        }
+        action_group = bedrock.CfnAgent.AgentActionGroupProperty(
+            action_group_name=contract.ACTION_GROUP_NAME,
+            description="Agentic retrieval over the tenant's knowledge bases",
+            action_group_executor=bedrock.CfnAgent.ActionGroupExecutorProperty(lambda_=self.function.function_arn),
+            action_group_state="ENABLED",
+            function_schema=bedrock.CfnAgent.FunctionSchemaProperty(
+                functions=[
+                    bedrock.CfnAgent.FunctionProperty(
+                        name=contract.FUNCTION_NAME, description=contract.FUNCTION_DESCRIPTION, parameters=parameters
+                    )
+                ]
+            ),
+        )
+        return bedrock.CfnAgent(
+            self,
+            "Agent",
+            agent_name=bounded_name(f"{self._prefix}-agent", 100),
+            description=config.description,
+            foundation_model=config.foundation_model,
+            instruction=config.instruction,
+            idle_session_ttl_in_seconds=config.idle_session_ttl_seconds,
+            agent_resource_role_arn=self.agent_role.role_arn,
+            auto_prepare=True,  # the DRAFT is prepared on every change, so the alias can take a version
+            guardrail_configuration=bedrock.CfnAgent.GuardrailConfigurationProperty(
+                guardrail_identifier=guardrail.guardrail_id, guardrail_version=guardrail.guardrail_version
+            )
+            if guardrail
+            else None,
+            action_groups=[action_group],
+        )
+
+    def _permit_bedrock(self) -> None:
+        """Bedrock may invoke the function for this agent of this account only (agents-permissions)."""
+        self.function.add_permission(
+            "BedrockAgentInvoke",
+            principal=iam.ServicePrincipal("bedrock.amazonaws.com"),
+            action="lambda:InvokeFunction",
+            source_account=cdk.Stack.of(self).account,
+            source_arn=self.agent.attr_agent_arn,
+        )
+
+    def _build_invoke_policy(self, project: Project) -> iam.ManagedPolicy:
+        """bedrock:InvokeAgent on the alias, attached to the tenant's same-account invoker roles that may
+        call it (with user_context trusted: the trusted ones only, since callers set the user id)."""
+        tenant = project.tenants[self.tenant_name]
+        roles = [
+            iam.Role.from_role_arn(self, f"Invoker{index}", invoker.arn, mutable=True)
+            for index, invoker in enumerate(tenant.invokers)
+            if invoker.is_role
+            and invoker.arn.split(":")[4] == project.environment.account
+            and (tenant.user_context != "trusted" or invoker.trusted)
+        ]
+        return iam.ManagedPolicy(
+            self,
+            "InvokePolicy",
+            managed_policy_name=bounded_name(f"{self._prefix}-agent-invoke", 128),
+            description=f"Invoke the {self.tenant_name} agent's alias ({project.env_name})",
+            document=iam.PolicyDocument.from_json(agent_invoker_policy(self.alias.attr_agent_alias_arn)),
+            roles=roles or None,
+        )
+
+    def _build_outputs(self, project: Project) -> None:
+        stack = cdk.Stack.of(self)
+        for key, value, description in (
+            ("agent/id", self.agent.attr_agent_id, "Bedrock agent id (akb ask --agent)"),
+            ("agent/alias-id", self.alias.attr_agent_alias_id, "Bedrock agent alias id callers invoke"),
+            ("agent/alias-arn", self.alias.attr_agent_alias_arn, "Agent alias ARN (bedrock:InvokeAgent resource)"),
+            ("agent/invoke-policy-arn", self.invoke_policy.managed_policy_arn, "Managed policy a caller attaches"),
+            ("agent/function-name", self.function.function_name, "Action-group function (logs, metrics)"),
+        ):
+            publish(stack, project.env_name, self.tenant_name, key, value, description)
+
+
+def _restrict_trust(role: iam.Role, trust: dict) -> None:
+    """Replaces CDK's unconditioned service trust with ours (source account + agent ARN conditions)."""
+    cfn_role = role.node.default_child
+    if not isinstance(cfn_role, iam.CfnRole):
+        raise TypeError(f"{role.node.path}: expected an AWS::IAM::Role underneath")
+    cfn_role.assume_role_policy_document = trust
+
+
+__all__ = ["TenantAgent"]
