@@ -146,11 +146,13 @@ def request_body(
 
 
 class Client:
-    """One tenant endpoint. `url` is the function URL (or `http://127.0.0.1:8080` for `akb local`).
+    """One tenant endpoint. `url` is the function URL, the API's URL (execute-api or custom domain), or
+    `http://127.0.0.1:8080` for `akb local`.
 
-    Requests to any host other than localhost/127.0.0.1 are signed with SigV4 for the `lambda`
-    service: `credentials` default to the standard AWS chain, `region` to the one in the function
-    URL's host name. `sign` forces signing on or off (None: decide by host).
+    Requests to any host other than localhost/127.0.0.1 are signed with SigV4: for `lambda` (function
+    URLs) or `execute-api` (anything else; sigv4.service_for); `credentials` default to the standard AWS
+    chain, `region` to the one in the URL's host name (a custom domain needs `region`). `sign` forces
+    signing on or off (None: decide by host).
     """
 
     def __init__(

@@ -13,6 +13,7 @@ from schema.alarm_config import TenantAlarms
 from schema.arn_types import IamPrincipalArn, IamRoleArn
 from schema.cache_config import Cache
 from schema.common import NonBlank, StrictModel, unique
+from schema.front_door import TenantEndpoint
 from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
 
@@ -177,6 +178,9 @@ class Tenant(StrictModel):
         None, description="Overrides of the environment's alarm thresholds; unset fields use the environment's."
     )
     cache: Cache | None = Field(None, description="The result cache (docs/cache.md); off unless this block is set.")
+    endpoint: TenantEndpoint | None = Field(
+        None, description="Overrides of the environment's front door fields (docs/front-door.md); unset: the environment's."
+    )
     knowledge_base_access: KnowledgeBaseAccess = Field(
         default_factory=KnowledgeBaseAccess,
         description="Extra readers of the knowledge bases' resource policy (cross-account, break-glass).",

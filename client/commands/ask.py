@@ -40,7 +40,11 @@ def _filter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
 
 @click.command()
 @click.argument("question")
-@click.option("--url", help="The endpoint's URL (a function URL is signed with your AWS credentials).")
+@click.option(
+    "--url",
+    help="The endpoint's URL: a function URL (signed for lambda) or the API's URL, execute-api or a custom "
+    "domain (signed for execute-api; a custom domain needs --region).",
+)
 @click.option("--tenant", help="Resolve the URL of this tenant's deployed endpoint from SSM (with --env).")
 @env_option
 @config_option

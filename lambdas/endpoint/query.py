@@ -46,6 +46,8 @@ class Service:
     settings: TenantSettings
     local_mode: bool = False
     local_caller_arn: str | None = None
+    # The request-context shapes of this function's front doors (identity.py; AKB_REQUEST_CONTEXTS).
+    request_contexts: tuple[str, ...] = identity.DEFAULT_REQUEST_CONTEXTS
     client_factory: Callable[[], Any] = shared_client
     write_metrics: Callable[[str], None] = metrics.write_stdout
     backoff: Backoff = field(default_factory=Backoff)
@@ -66,7 +68,7 @@ def correlation_id(request: Request) -> str:
     A request carrying the context header more than once is refused by identity.py; until then its
     (untrusted) context names no request id."""
     contexts = identity.context_header_values(request.scope.get("headers", []))
-    request_id = identity.parse_context(contexts[0])[1] if len(contexts) == 1 else None
+    request_id = identity.parse_context(contexts[0], ())[1] if len(contexts) == 1 else None
     given = request.headers.get(REQUEST_ID_HEADER, "")
     if not request_id and given and len(given) <= _MAX_REQUEST_ID_CHARS and given.isprintable():
         request_id = given
@@ -424,7 +426,7 @@ async def handle_query(service: Service, request: Request) -> Response:
     try:
         # Raw ASGI headers: a repeated x-amzn-request-context is refused, never resolved to its first copy.
         caller = identity.caller_from_raw_headers(
-            request.scope["headers"], service.local_mode, service.local_caller_arn
+            request.scope["headers"], service.local_mode, service.local_caller_arn, service.request_contexts
         )
         log.bind(**{lf.CALLER: caller.arn})
         check_content_type(request.headers.get("content-type"))
