@@ -15,7 +15,12 @@ from aws_cdk import aws_lambda as lambda_
 
 from cdk_constructs.nag_checks import acknowledge
 from lambdas.endpoint.identity import REQUEST_CONTEXTS_ENV
-from lambdas.endpoint.snapstart import AFTER_RESTORE_ENV, AFTER_RESTORE_PATH, BEFORE_CHECKPOINT_ENV, BEFORE_CHECKPOINT_PATH
+from lambdas.endpoint.snapstart import (
+    AFTER_RESTORE_ENV,
+    AFTER_RESTORE_PATH,
+    BEFORE_CHECKPOINT_ENV,
+    BEFORE_CHECKPOINT_PATH,
+)
 from policies.invoker import invoker_statements
 from policies.vpc_access import SID as VPC_SID
 from policies.vpc_access import WILDCARD_REASON as VPC_REASON
@@ -46,9 +51,9 @@ def acknowledge_vpc_wildcard(role: iam.Role, front: FrontDoor) -> None:
         acknowledge(role, "IAM5", f"{VPC_SID}: {VPC_REASON}", finding="Resource::*")
 
 
-def function_options(front: FrontDoor) -> dict[str, object]:
-    """lambda_.Function keyword arguments: SnapStart on published versions."""
-    return {"snap_start": lambda_.SnapStartConf.ON_PUBLISHED_VERSIONS} if front.snapstart else {}
+def snap_start(front: FrontDoor) -> lambda_.SnapStartConf | None:
+    """SnapStart on published versions, or None (unset: the template is unchanged)."""
+    return lambda_.SnapStartConf.ON_PUBLISHED_VERSIONS if front.snapstart else None
 
 
 def attach_vpc(function: lambda_.Function, front: FrontDoor) -> None:

@@ -48,8 +48,8 @@ from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, Retriev
 from cdk_constructs.stack_outputs import publish
 from lambdas.endpoint.cache.setup import TABLE_ENV as CACHE_TABLE_ENV_VAR
 from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
-from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
 from policies.api_invoker import api_invoker_policy
+from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
 from policies.invoker import invoker_policy, url_permissions
 from schema import Project
 from schema.front_door_checks import tenant_front_door
@@ -227,7 +227,7 @@ class StreamingEndpoint(Construct):
             environment=dict(environment_variables),
             # No VPC by default: function URLs of functions in a VPC do not stream (facts-and-decisions, Lambda);
             # `vpc` (api_gateway front door only) attaches it afterwards (endpoint_front_door.attach_vpc).
-            **front_doors.function_options(self.front_door),  # SnapStart on published versions
+            snap_start=front_doors.snap_start(self.front_door),  # on published versions, or unset
         )
 
     def _build_invoke_policy(self, project: Project) -> iam.ManagedPolicy:

@@ -55,8 +55,11 @@ def is_function_url(url: str) -> bool:
 
 
 def service_for(url: str) -> str:
-    """`lambda` for a function URL, `execute-api` for every other signed host (execute-api or a custom domain)."""
-    return SERVICE if is_function_url(url) else API_SERVICE
+    """`lambda` for a function URL, `execute-api` for every other signed host (execute-api or a custom domain).
+
+    A loopback URL is signed only when a caller forces it (tests against a local capture server): as a
+    function URL, unless the caller names the service."""
+    return SERVICE if is_function_url(url) or is_local(url) else API_SERVICE
 
 
 def payload_hash(body: bytes) -> str:

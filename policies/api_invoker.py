@@ -1,4 +1,4 @@
-"""Who may call a tenant's API Gateway front door: exactly its two methods, and (private APIs) only via its VPC endpoints.
+"""Who may call a tenant's API Gateway front door: exactly its two methods; private APIs only via their VPC endpoints.
 
 AuthorizationType AWS_IAM on a REST API method means API Gateway authorizes `execute-api:Invoke` on the
 method's ARN `arn:<partition>:execute-api:<region>:<account>:<api-id>/<stage>/<METHOD>/<path>`

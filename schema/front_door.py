@@ -34,7 +34,7 @@ _DOMAIN = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z
 _HOSTED_ZONE = re.compile(r"^Z[A-Z0-9]{1,31}$")
 
 
-def _matching(pattern: re.Pattern[str], what: str, example: str):  # noqa: ANN202 - a pydantic validator factory
+def _matching(pattern: re.Pattern[str], what: str, example: str) -> AfterValidator:
     def check(value: str) -> str:
         if not pattern.match(value):
             raise ValueError(f"'{value}' is not {what} (e.g. {example})")
@@ -63,11 +63,12 @@ class CustomDomain(StrictModel):
         description="The domain callers use, e.g. search.example.com."
     )
     certificate_arn: Annotated[
-        str, _matching(_ACM_CERTIFICATE, "an ACM certificate ARN", "arn:aws:acm:us-west-2:123456789012:certificate/<uuid>")
+        str,
+        _matching(_ACM_CERTIFICATE, "an ACM certificate ARN", "arn:aws:acm:us-west-2:123456789012:certificate/<uuid>"),
     ] = Field(description="ACM certificate for domain_name, in the environment's region (REGIONAL endpoint).")
-    hosted_zone_id: Annotated[str, _matching(_HOSTED_ZONE, "a Route 53 hosted zone id", "Z0123456789ABCDEFGHIJ")] | None = (
-        Field(None, description="Route 53 hosted zone for the alias record; unset: no record (manage DNS yourself).")
-    )
+    hosted_zone_id: (
+        Annotated[str, _matching(_HOSTED_ZONE, "a Route 53 hosted zone id", "Z0123456789ABCDEFGHIJ")] | None
+    ) = Field(None, description="Route 53 hosted zone for the alias record; unset: no record (manage DNS yourself).")
     hosted_zone_name: Annotated[str, _matching(_DOMAIN, "a lowercase DNS name", "example.com")] | None = Field(
         None, description="The hosted zone's name (required with hosted_zone_id)."
     )
@@ -100,7 +101,9 @@ class ApiGatewayOptions(StrictModel):
         Annotated[
             str,
             _matching(
-                _WEB_ACL, "a REGIONAL WAFv2 web ACL ARN", "arn:aws:wafv2:us-west-2:123456789012:regional/webacl/n/<uuid>"
+                _WEB_ACL,
+                "a REGIONAL WAFv2 web ACL ARN",
+                "arn:aws:wafv2:us-west-2:123456789012:regional/webacl/n/<uuid>",
             ),
         ]
         | None
@@ -142,7 +145,9 @@ class FrontDoorFields(StrictModel):
     api_gateway: ApiGatewayOptions = Field(
         default_factory=ApiGatewayOptions, description="Options of the api_gateway front door."
     )
-    vpc: VpcAttachment | None = Field(None, description="Attach the function to a VPC; only with front_door api_gateway.")
+    vpc: VpcAttachment | None = Field(
+        None, description="Attach the function to a VPC; only with front_door api_gateway."
+    )
     snapstart: bool = Field(False, description="Lambda SnapStart: published versions and an alias `live`.")
 
 
@@ -184,8 +189,9 @@ def effective_front_door(environment: FrontDoorFields, tenant: TenantEndpoint | 
     return FrontDoor.model_validate(merged)
 
 
-def front_door_problems(front: FrontDoor) -> list[tuple[str, str]]:
-    """(field, message) for each combination the front door cannot serve; field relative to `endpoint`."""
+def front_door_problems(front: FrontDoor) -> list[tuple[str, str, tuple[str, ...]]]:
+    """(field, message, fields involved) for each combination the front door cannot serve; fields relative
+    to `endpoint`. The involved fields say which file to blame: the one that set any of them."""
     problems = []
     if front.vpc is not None and front.front_door == "function_url":
         problems.append(
@@ -193,6 +199,7 @@ def front_door_problems(front: FrontDoor) -> list[tuple[str, str]]:
                 "vpc",
                 "a function attached to a VPC cannot stream through a function URL (Lambda developer guide, "
                 "response streaming): set front_door: api_gateway, or remove vpc",
+                ("vpc", "front_door"),
             )
         )
     if front.vpc is not None and front.api_gateway.keep_function_url:
@@ -200,6 +207,7 @@ def front_door_problems(front: FrontDoor) -> list[tuple[str, str]]:
             (
                 "api_gateway.keep_function_url",
                 "the function URL of a function attached to a VPC does not stream: move callers before attaching vpc",
+                ("vpc", "api_gateway"),
             )
         )
     return problems

@@ -19,12 +19,13 @@ def tenant_front_door(environment: Environment, tenant: Tenant) -> FrontDoor:
     return effective_front_door(environment.endpoint, tenant.endpoint)
 
 
-def front_door_file_problems(env_file: Path, tenant_file: Path, environment: Environment, tenant: Tenant) -> list[Problem]:
+def front_door_file_problems(
+    env_file: Path, tenant_file: Path, environment: Environment, tenant: Tenant
+) -> list[Problem]:
     problems = []
     overridden = set(tenant.endpoint.model_dump(exclude_none=True)) if tenant.endpoint is not None else set()
-    for field, message in front_door_problems(tenant_front_door(environment, tenant)):
-        top = field.split(".", 1)[0]
-        source = tenant_file if top in overridden else env_file
+    for field, message, involved in front_door_problems(tenant_front_door(environment, tenant)):
+        source = tenant_file if overridden & set(involved) else env_file
         where = "" if source == tenant_file else f" (for tenant {tenant_file.stem})"
         problems.append(Problem(str(source), f"endpoint.{field}", message + where))
     return problems

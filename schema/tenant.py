@@ -179,7 +179,8 @@ class Tenant(StrictModel):
     )
     cache: Cache | None = Field(None, description="The result cache (docs/cache.md); off unless this block is set.")
     endpoint: TenantEndpoint | None = Field(
-        None, description="Overrides of the environment's front door fields (docs/front-door.md); unset: the environment's."
+        None,
+        description="Overrides of the environment's front door fields (docs/front-door.md); unset: the environment's.",
     )
     knowledge_base_access: KnowledgeBaseAccess = Field(
         default_factory=KnowledgeBaseAccess,

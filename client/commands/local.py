@@ -125,7 +125,8 @@ def command(
         url = f"http://127.0.0.1:{port}"
         cache_path = local_cache_path(env_name, tenant_name) if settings.cache is not None else None
         child = subprocess.Popen(
-            [str(RUN_SH)], env=endpoint_environment(
+            [str(RUN_SH)],
+            env=endpoint_environment(
                 settings.to_json(), port, emulator.env, caller_arn, cache_path, front_door=front_door
             ),
         )

@@ -31,9 +31,9 @@ def check_vpc_endpoints(c: Checkup, tenant: str) -> Iterator[Finding]:
     if front.vpc is None:
         yield ok(VPC, f"{tenant}: not attached to a VPC")
         return
-    subnets = aws_call(
-        "ec2:DescribeSubnets", c.client("ec2").describe_subnets, SubnetIds=list(front.vpc.subnet_ids)
-    )["Subnets"]
+    subnets = aws_call("ec2:DescribeSubnets", c.client("ec2").describe_subnets, SubnetIds=list(front.vpc.subnet_ids))[
+        "Subnets"
+    ]
     vpcs = sorted({subnet["VpcId"] for subnet in subnets})
     if len(vpcs) != 1:
         yield fail(VPC, f"{tenant}: endpoint.vpc.subnet_ids span {len(vpcs)} VPCs; use subnets of one VPC")
@@ -51,7 +51,9 @@ def check_vpc_endpoints(c: Checkup, tenant: str) -> Iterator[Finding]:
             "create interface endpoints with private DNS (docs/front-door.md) or give the subnets a NAT route",
         )
         return
-    yield ok(VPC, f"{tenant}: the VPC has endpoints for {', '.join(needed_services(c.project.tenants[tenant].cache_on))}")
+    yield ok(
+        VPC, f"{tenant}: the VPC has endpoints for {', '.join(needed_services(c.project.tenants[tenant].cache_on))}"
+    )
 
 
 def _endpoints(c: Checkup, vpc_id: str) -> list[dict[str, Any]]:

@@ -76,7 +76,9 @@ class LocalApiGateway:
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         if scope.get("type") == "http":
             client = scope.get("client") or ("127.0.0.1", 0)
-            context = api_gateway_context(self.caller_arn, scope.get("method", "GET"), scope.get("path", "/"), client[0])
+            context = api_gateway_context(
+                self.caller_arn, scope.get("method", "GET"), scope.get("path", "/"), client[0]
+            )
             headers = list(scope.get("headers", []))
             headers.append((CONTEXT_HEADER.encode(), json.dumps(context, separators=(",", ":")).encode()))
             scope = {**scope, "headers": headers}

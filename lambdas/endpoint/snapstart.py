@@ -41,14 +41,14 @@ def forget_clients() -> int:
     dropped = upstream.reset_shared_client() + setup.forget_lazy_clients()
     boto3 = sys.modules.get("boto3")
     if boto3 is not None:
-        boto3.DEFAULT_SESSION = None  # its credential cache must not outlive the snapshot
+        setattr(boto3, "DEFAULT_SESSION", None)  # noqa: B010 - its credential cache must not outlive the snapshot
     return dropped
 
 
 def prewarm_imports() -> None:
     """Imports what creating the first client needs, so the snapshot holds it (no client, no credentials)."""
     import boto3  # noqa: F401
-    import botocore.client  # noqa: F401
+    import botocore.client
     import botocore.eventstream  # noqa: F401
     from botocore.config import Config  # noqa: F401
 
