@@ -133,9 +133,9 @@ def command(
         if not wait_ready(url, child):
             click.echo(f"the endpoint did not become ready on {url} (is the port free?)", err=True)
             raise SystemExit(1)
-        _banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path)
         if front_door == "api_gateway":
             click.echo("Front door        api_gateway (API Gateway REST request context; a client-sent one is refused)")
+        _banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path)
         while child.poll() is None:
             time.sleep(0.2)
         click.echo(f"the endpoint exited with status {child.returncode}", err=True)
