@@ -22,7 +22,8 @@ ACTIONS = (
 # Lambda creates the interfaces before their ids exist, and the Describe actions support no resource.
 WILDCARD_REASON = (
     "Lambda's VPC networking creates and deletes the function's network interfaces (ids unknown before "
-    "it does) and ec2:Describe* supports no resource; the same actions as AWSLambdaVPCAccessExecutionRole"
+    "it does) and ec2:Describe* supports no resource; the same actions as AWSLambdaVPCAccessExecutionRole "
+    "(https://docs.aws.amazon.com/aws-managed-policy/latest/reference/AWSLambdaVPCAccessExecutionRole.html)"
 )
 
 
