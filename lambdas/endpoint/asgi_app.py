@@ -18,7 +18,6 @@ from starlette.routing import Route
 
 from lambdas.endpoint import identity
 from lambdas.endpoint.api_errors import internal_api_error
-from lambdas.endpoint.cache.setup import cache_from_environment
 from lambdas.endpoint.local_front_door import ENV_VAR as LOCAL_FRONT_DOOR_ENV
 from lambdas.endpoint.local_front_door import LocalApiGateway
 from lambdas.endpoint.logs import logger
@@ -71,8 +70,17 @@ def service_from_environment() -> Service:
         local_mode=identity.local_mode_enabled(os.environ),  # refuses to run inside Lambda
         local_caller_arn=os.environ.get(identity.LOCAL_CALLER_ENV) or None,
         request_contexts=identity.request_contexts_from(os.environ),  # AKB_REQUEST_CONTEXTS (front doors)
-        cache=cache_from_environment(settings, os.environ, shared_client),  # AKB_CACHE_TABLE | AKB_CACHE_PATH
+        cache=_cache(settings),  # AKB_CACHE_TABLE | AKB_CACHE_PATH
     )
+
+
+def _cache(settings: TenantSettings) -> Any:
+    """The tenant's result cache, or None; its modules (sqlite3, keys, ACL re-check) load only when it has one."""
+    if settings.cache is None:
+        return None
+    from lambdas.endpoint.cache.setup import cache_from_environment
+
+    return cache_from_environment(settings, os.environ, shared_client)
 
 
 def app_from_environment() -> Any:

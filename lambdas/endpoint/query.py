@@ -11,7 +11,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -21,9 +21,7 @@ from lambdas.endpoint import api_errors as errors
 from lambdas.endpoint import identity, modes
 from lambdas.endpoint import log_fields as lf
 from lambdas.endpoint import request_metrics as metrics
-from lambdas.endpoint.cache import cache_metrics, replay
-from lambdas.endpoint.cache.entry import EntryRecorder
-from lambdas.endpoint.cache.result_cache import Decision, ResultCache
+from lambdas.endpoint.cache import cache_metrics
 from lambdas.endpoint.encoding import Encoder, encoder_for
 from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, TraceEvent, event_to_dict
 from lambdas.endpoint.logs import RequestLog
@@ -34,6 +32,9 @@ from lambdas.endpoint.settings import TenantSettings
 from lambdas.endpoint.stop_reason import StopReasonObserver
 from lambdas.endpoint.translate import RunStats, Translator
 from lambdas.endpoint.upstream import shared_client
+
+if TYPE_CHECKING:  # the cache's modules load only for tenants with a cache (cold start: bench/RESULTS.md)
+    from lambdas.endpoint.cache.result_cache import Decision, ResultCache
 
 REQUEST_ID_HEADER = "x-request-id"
 _MAX_REQUEST_ID_CHARS = 128
@@ -162,7 +163,7 @@ class QueryRun:
         self.relay: Relay | None = None
         self.stop = StopReasonObserver(query.max_agent_iteration)
         self.cache = cache
-        self.recorder = EntryRecorder() if cache is not None and cache.outcome == "miss" else None
+        self.recorder = _recorder() if cache is not None and cache.outcome == "miss" else None
 
     @property
     def stats(self) -> RunStats:
@@ -349,6 +350,12 @@ class QueryRun:
         cache_metrics.emit(tenant, self.cid, self.cache, duration, self.service.write_metrics)
 
 
+def _recorder() -> Any:
+    from lambdas.endpoint.cache.entry import EntryRecorder  # only tenants with a cache get here
+
+    return EntryRecorder()
+
+
 async def _cache_lookup(service: Service, query: Query, user_id: str | None, log: RequestLog) -> Decision | None:
     """The cache's decision for this request (None: the tenant has no cache), off the event loop."""
     if service.cache is None:
@@ -386,6 +393,8 @@ def _serve_hit(
     service: Service, request: Request, decision: Decision, log: RequestLog, cid: str, started: float
 ) -> Response:
     """The same event contract as a run, from the stored entry (cache/replay.py)."""
+    from lambdas.endpoint.cache import replay  # only tenants with a cache get here
+
     encoder = encoder_for(request.headers.get("accept"))
     return EventStreamResponse(
         replay.hit_events(service.settings.tenant, service.write_metrics, decision, log, cid, started, encoder),

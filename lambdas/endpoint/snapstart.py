@@ -36,9 +36,11 @@ def forget_clients() -> int:
     import sys
 
     from lambdas.endpoint import upstream
-    from lambdas.endpoint.cache import setup
 
-    dropped = upstream.reset_shared_client() + setup.forget_lazy_clients()
+    dropped = upstream.reset_shared_client()
+    setup = sys.modules.get("lambdas.endpoint.cache.setup")  # loaded only for tenants with a cache
+    if setup is not None:
+        dropped += setup.forget_lazy_clients()
     boto3 = sys.modules.get("boto3")
     if boto3 is not None:
         setattr(boto3, "DEFAULT_SESSION", None)  # noqa: B010 - its credential cache must not outlive the snapshot
