@@ -1,6 +1,7 @@
 """Issue 19's two measurements, each as a ratio to a baseline taken in the same run.
 
-1. Endpoint init (fresh interpreter, bytecode present for every module): import uvicorn + the service, build the app from the environment,
+1. Endpoint init (fresh interpreter, bytecode present for every module): import uvicorn + the service,
+   build the app from the environment,
    then the first request (POST /v1/query driven through the ASGI app, its whole SSE body read; boto3's
    client is created by that request) — for the code BEFORE the lazy-import cuts (`git archive
    <--before>`) and AFTER (this tree), against a bare boto3 client: `import boto3`, create the
@@ -42,7 +43,7 @@ import asyncio, json
 import uvicorn
 from lambdas.endpoint import asgi_app
 app = asgi_app.app_from_environment()
-body = json.dumps({"question": %r}).encode()
+body = json.dumps({"question": QUESTION_LITERAL}).encode()
 scope = {"type": "http", "method": "POST", "path": "/v1/query", "raw_path": b"/v1/query", "query_string": b"",
          "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
          "http_version": "1.1", "scheme": "http", "server": ("127.0.0.1", 8080), "client": ("127.0.0.1", 1)}
@@ -57,15 +58,14 @@ asyncio.run(app(scope, receive, send))
 assert chunks[0]["status"] == 200 and b"event: done" in b"".join(c.get("body", b"") for c in chunks[1:])
 print((time.perf_counter() - t) * 1000)
 """
-    % QUESTION
-)
+).replace("QUESTION_LITERAL", repr(QUESTION))
 
 BARE = """
 import time; t = time.perf_counter()
 import boto3
 client = boto3.client("bedrock-agent-runtime", region_name="us-west-2")
-stream = client.agentic_retrieve_stream(messages=[{"role": "user", "content": {"text": %r}}],
-    retrievers=[{"configuration": {"knowledgeBase": {"knowledgeBaseId": %r}}, "description": "docs"}],
+stream = client.agentic_retrieve_stream(messages=[{"role": "user", "content": {"text": QUESTION_LITERAL}}],
+    retrievers=[{"configuration": {"knowledgeBase": {"knowledgeBaseId": KB_LITERAL}}, "description": "docs"}],
     agenticRetrieveConfiguration={"foundationModelType": "MANAGED", "maxAgentIteration": 3})
 events = list(stream["stream"])
 print((time.perf_counter() - t) * 1000)
@@ -121,7 +121,7 @@ def init_times(before: Path, repeats: int) -> dict[str, float]:
     emulator = start_emulator(port=0, delay_ms=0)
     try:
         runs: dict[str, list[float]] = {"bare": [], "before": [], "after": []}
-        bare = BARE % (QUESTION, kb_id_for("docs"))
+        bare = BARE.replace("QUESTION_LITERAL", repr(QUESTION)).replace("KB_LITERAL", repr(kb_id_for("docs")))
         for tree in (before, ROOT):  # bytecode for both trees: the runs time imports, not compilation
             subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "lambdas")], check=True)
         for _ in range(repeats + 1):
@@ -176,12 +176,17 @@ def first_events(runs: int) -> dict[str, list[float]]:
         emulator.stop()
 
 
+def _row(label: str, key: str, init: dict[str, float]) -> str:
+    median, low = init[key], init[f"{key}_min"]
+    return f"| {label} | {median:.0f} / {low:.0f} | {median / init['bare']:.2f} / {low / init['bare_min']:.2f} |"
+
+
 def report(init: dict[str, float], ttfe: dict[str, list[float]], repeats: int, runs: int, before: str) -> str:
-    bare = init["bare"]
     url, api = (statistics.median(ttfe[door]) for door in ("function_url", "api_gateway"))
+    machine = f"nproc {os.cpu_count()} (shared), {platform.machine()}, Python {platform.python_version()}"
     return f"""## Front doors: endpoint init and the API-Gateway-shaped path (bench/front_door_cold_start.py)
 
-### {time.strftime("%Y-%m-%d")}: nproc {os.cpu_count()} (shared), {platform.machine()}, Python {platform.python_version()}
+### {time.strftime("%Y-%m-%d")}: {machine}
 
 Endpoint init, fresh interpreter with bytecode for every module (imports, app, first request with its
 boto3 client, whole SSE body read; emulator delay 0), median of {repeats} after one dropped warm-up round,
@@ -189,9 +194,9 @@ alternating; baseline: bare boto3 import + client + one AgenticRetrieveStream re
 
 | code | init + first request, median / min (ms) | ratio to bare boto3, median / min |
 |---|---:|---:|
-| bare boto3 client + the same call | {bare:.0f} / {init["bare_min"]:.0f} | 1.00 / 1.00 |
-| before the cuts (`git archive {before}`) | {init["before"]:.0f} / {init["before_min"]:.0f} | {init["before"] / bare:.2f} / {init["before_min"] / init["bare_min"]:.2f} |
-| after the cuts (this tree) | {init["after"]:.0f} / {init["after_min"]:.0f} | {init["after"] / bare:.2f} / {init["after_min"] / init["bare_min"]:.2f} |
+{_row("bare boto3 client + the same call", "bare", init)}
+{_row(f"before the cuts (`git archive {before}`)", "before", init)}
+{_row("after the cuts (this tree)", "after", init)}
 
 Time to first event through `lambdas/run.sh` (warm processes, {runs} requests each, alternating), ms p50 / p90:
 function-URL path {url:.1f} / {percentile(ttfe["function_url"], 90):.1f}; API-Gateway-shaped path (local request
