@@ -18,7 +18,7 @@ export PYTHONDONTWRITEBYTECODE := 1
 FAST_TESTS := tests/policies tests/schema tests/lambdas tests/client tests/local \
 	tests/cdk_constructs/test_endpoint_settings.py tests/cdk_constructs/test_resource_names.py
 # What mypy checks: every product package and the CDK entry point (tests/ and bench/ are not product code).
-TYPED := schema stacks cdk_constructs monitoring policies lambdas local client app.py
+TYPED := schema stacks cdk_constructs monitoring policies lambdas local client security app.py
 
 help:  ## List the targets with what each does
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-13s %s\n", $$1, $$2}'

@@ -25,6 +25,27 @@ def acknowledge(construct: IConstruct, rule: str, reason: str, *, finding: str |
     cdk.Validations.of(construct).acknowledge(cdk.Acknowledgment(id=rule_id, reason=reason))
 
 
+def acknowledge_wildcards(construct: IConstruct, policy: dict, reasons: dict[str, str]) -> None:
+    """IAM5 on a role, finding by finding: each wildcard resource of `policy` with the reason its
+    statement (by Sid) needs it. A wildcard without an entry in `reasons` is a synth error."""
+    found: dict[str, list[str]] = {}
+    for statement in policy["Statement"]:
+        resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
+        for resource in resources:
+            finding = "Resource::" + finding_text(construct, resource)
+            if "*" not in finding:
+                continue
+            reason = reasons.get(statement["Sid"])
+            if reason is None:
+                raise ValueError(
+                    f"{construct.node.path}: statement {statement['Sid']} has wildcard resource {finding}; "
+                    "give it a reason next to its policy builder or scope it"
+                )
+            found.setdefault(finding, []).append(reason)
+    for finding, why in found.items():
+        acknowledge(construct, "IAM5", "; ".join(dict.fromkeys(why)), finding=finding)
+
+
 def finding_text(scope: IConstruct, value: str) -> str:
     """How cdk-nag prints a (possibly tokenized) value in a finding: `arn:<AWS::Partition>:...:<LogGroupF00>:*`."""
     return _render(cdk.Stack.of(scope).resolve(value))

@@ -35,7 +35,7 @@ from cdk_constructs.endpoint_limits import (
 )
 from cdk_constructs.endpoint_settings import tenant_settings
 from cdk_constructs.log_group import log_group as new_log_group
-from cdk_constructs.nag_checks import acknowledge, finding_text
+from cdk_constructs.nag_checks import acknowledge_wildcards
 from cdk_constructs.resource_names import (
     WEB_ADAPTER_ACCOUNT,
     WEB_ADAPTER_LAYER,
@@ -194,7 +194,7 @@ class StreamingEndpoint(Construct):
                 **front_doors.extra_role_policies(self.front_door),  # VPC network interfaces, when attached
             },
         )
-        _acknowledge_role_wildcards(role, role_policy)
+        acknowledge_wildcards(role, role_policy, WILDCARD_REASONS)
         front_doors.acknowledge_vpc_wildcard(role, self.front_door)
         return role
 
@@ -317,23 +317,3 @@ def check_environment_size(variables: Mapping[str, str], lengths: Mapping[str, i
     size = worst_case_size(variables, lengths)
     if size > ENVIRONMENT_LIMIT_BYTES:
         raise ValueError(f"{where}: {environment_size_message(variables, size)}")
-
-
-def _acknowledge_role_wildcards(role: iam.Role, policy: Mapping) -> None:
-    """IAM5, finding by finding: each wildcard resource of the role, with the reason its statement needs it."""
-    reasons: dict[str, list[str]] = {}
-    for statement in policy["Statement"]:
-        resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
-        for resource in resources:
-            finding = "Resource::" + finding_text(role, resource)
-            if "*" not in finding:
-                continue
-            reason = WILDCARD_REASONS.get(statement["Sid"])
-            if reason is None:
-                raise ValueError(
-                    f"{role.node.path}: statement {statement['Sid']} has wildcard resource {finding}; "
-                    "give it a reason in policies/endpoint_role.WILDCARD_REASONS or scope it"
-                )
-            reasons.setdefault(finding, []).append(reason)
-    for finding, why in reasons.items():
-        acknowledge(role, "IAM5", "; ".join(dict.fromkeys(why)), finding=finding)

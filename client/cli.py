@@ -17,6 +17,7 @@ COMMANDS: dict[str, str] = {
     "doctor": "client.commands.doctor",
     "emulator": "client.commands.emulator",
     "local": "client.commands.local",
+    "mcp": "client.commands.mcp_serve",
 }
 
 

@@ -299,3 +299,74 @@ def agentic_calls_per_minute(tenants: Sequence[str]) -> cloudwatch.MathExpressio
         label="AgenticRetrieveStream calls / minute (max of endpoints and Bedrock)",
         period=QUOTA_PERIOD,
     )
+
+
+class GatewayMetrics:
+    """A tenant's MCP gateway metrics, published by AgentCore (namespace AWS/Bedrock-AgentCore).
+
+    AgentCore's pages name the invocation metrics' dimensions differently (an older list: Operation =
+    the MCP method, Resource, Name; the newer: Operation = InvokeGateway, Protocol, Method, Resource =
+    the gateway ARN, Name = the tool). Alarms need one exact set and use the newer
+    (`metric_tool`); dashboards use SEARCH on the gateway ARN (`search`), which shows whichever sets
+    exist (docs/facts-and-decisions.md, MCP gateway).
+    https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/observability-gateway-metrics.html
+    """
+
+    NAMESPACE = "AWS/Bedrock-AgentCore"
+    INVOCATIONS, THROTTLES, SYSTEM_ERRORS, USER_ERRORS, LATENCY = (
+        "Invocations",
+        "Throttles",
+        "SystemErrors",
+        "UserErrors",
+        "Latency",
+    )
+    METRICS = (INVOCATIONS, THROTTLES, SYSTEM_ERRORS, USER_ERRORS, LATENCY)
+
+    def __init__(self, gateway_arn: str, tools: list[str], *, period: Duration = DEFAULT_PERIOD):
+        self.gateway_arn = gateway_arn
+        self.tools = tools
+        self.period = period
+
+    def _check(self, metric_name: str) -> None:
+        if metric_name not in self.METRICS:
+            raise ValueError(f"{metric_name!r} is not a gateway metric ({', '.join(self.METRICS)})")
+
+    def metric_tool(self, metric_name: str, tool: str, *, statistic: str = "Sum") -> cloudwatch.Metric:
+        """One tool's `tools/call` metric, by the newer documented dimension set."""
+        self._check(metric_name)
+        if tool not in self.tools:
+            raise ValueError(f"{tool!r} is not a tool of this gateway ({', '.join(self.tools)})")
+        return cloudwatch.Metric(
+            namespace=self.NAMESPACE,
+            metric_name=metric_name,
+            dimensions_map={
+                "Operation": "InvokeGateway",
+                "Protocol": "MCP",
+                "Method": "tools/call",
+                "Resource": self.gateway_arn,
+                "Name": tool,
+            },
+            statistic=statistic,
+            period=self.period,
+            label=f"{tool} {metric_name}",
+        )
+
+    def metric_total(self, metric_name: str) -> cloudwatch.MathExpression:
+        """The sum over the gateway's tools (for alarms: plain metric math, no SEARCH)."""
+        metrics = {f"t{i}": self.metric_tool(metric_name, tool) for i, tool in enumerate(self.tools)}
+        return cloudwatch.MathExpression(
+            expression=" + ".join(f"FILL({key}, 0)" for key in metrics),
+            using_metrics=metrics,
+            label=f"gateway {metric_name}",
+            period=self.period,
+        )
+
+    def search(self, metric_name: str, statistic: str = "Sum") -> cloudwatch.MathExpression:
+        """Every series of `metric_name` for this gateway, whatever its dimensions (dashboards only)."""
+        self._check(metric_name)
+        query = f'Namespace="{self.NAMESPACE}" MetricName="{metric_name}" "{self.gateway_arn}"'
+        return cloudwatch.MathExpression(
+            expression=f"SEARCH('{query}', '{statistic}', {int(self.period.to_seconds())})",
+            label="",
+            period=self.period,
+        )

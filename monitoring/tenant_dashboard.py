@@ -16,7 +16,7 @@ from constructs import Construct
 
 from lambdas.endpoint import metric_names as names
 from monitoring.dashboard_widgets import GRAPH_WIDTH, ROW_HEIGHT, explained_row, graph, titled_dashboard
-from monitoring.metric_catalogue import RAW_DATA_SIZE_PERIOD, BedrockMetrics, EndpointMetrics
+from monitoring.metric_catalogue import RAW_DATA_SIZE_PERIOD, BedrockMetrics, EndpointMetrics, GatewayMetrics
 from schema.alarm_config import TenantThresholds
 
 TRAFFIC = """### Traffic and errors
@@ -73,6 +73,16 @@ state of this tenant's alarms.
 read the matching `trace` records (saved query *request-trace*)."""
 
 
+GATEWAY = """### MCP gateway
+Tool calls through the tenant's AgentCore Gateway (AgentCore's metrics for this gateway, every
+dimension set it publishes): invocations, **user errors** (4xx: includes calls the interceptor
+refused), **system errors** (5xx), **throttles** (the per-caller rate limit) and **latency** by tool.
+
+**Red** (gateway alarms): system errors -> AgentCore or the target (check the gateway's target status);
+throttles -> a caller over its rate limit; interceptor errors -> its log group (every call is refused
+while it fails)."""
+
+
 CACHE = """### Result cache
 **Hit rate** (hits / lookups), lookups by outcome (**bypass**: asked by the request, or a content
 version could not be read), entries refused because the content changed (**stale**) or the
@@ -98,6 +108,7 @@ class TenantDashboard(Construct):
       default none (no row).
     - index_storage_price_per_gb_month: USD per GB-month of index storage, for the storage estimate;
       default 5.0 (environment `pricing`).
+    - gateway: the tenant's MCP gateway metrics; default none (no gateway row).
     """
 
     def __init__(
@@ -114,6 +125,7 @@ class TenantDashboard(Construct):
         cache: bool = False,
         knowledge_bases: Mapping[str, str] | None = None,
         index_storage_price_per_gb_month: float = 5.0,
+        gateway: GatewayMetrics | None = None,
     ):
         super().__init__(scope, construct_id)
         m = EndpointMetrics(tenant)
@@ -140,6 +152,19 @@ class TenantDashboard(Construct):
                     [m.metric(names.GUARDRAIL_INTERVENTIONS, statistic="Sum", label="interventions")],
                 ),
                 cloudwatch.AlarmStatusWidget(title="Alarms", alarms=list(alarms), width=12, height=ROW_HEIGHT),
+            ],
+        )
+        if gateway is not None:
+            self._gateway_row(gateway)
+
+    def _gateway_row(self, g: GatewayMetrics) -> None:
+        self._row(
+            GATEWAY,
+            [
+                graph("Tool calls", [g.search(GatewayMetrics.INVOCATIONS)]),
+                graph("User errors / system errors", [g.search(g.USER_ERRORS), g.search(g.SYSTEM_ERRORS)]),
+                graph("Throttles", [g.search(GatewayMetrics.THROTTLES)]),
+                graph("Latency p95 (ms)", [g.search(GatewayMetrics.LATENCY, "p95")]),
             ],
         )
 

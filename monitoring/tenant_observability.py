@@ -14,7 +14,8 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from monitoring.alarms import EndpointAlarms
+from monitoring.alarms import EndpointAlarms, gateway_alarm_specs
+from monitoring.metric_catalogue import GatewayMetrics
 from monitoring.saved_queries import EndpointLogQueries
 from monitoring.tenant_dashboard import TenantDashboard
 from schema.alarm_config import TenantThresholds
@@ -43,6 +44,7 @@ class TenantObservability(Construct):
     - knowledge_bases: alias -> knowledge-base id (tokens are fine): per-knowledge-base Bedrock
       graphs and the Retrieve throttles alarm; default none.
     - index_storage_price_per_gb_month: for the dashboard's storage estimate; default 5.0.
+    - gateway, interceptor: the tenant's MCP gateway metrics and its interceptor function; default none.
     """
 
     def __init__(
@@ -61,6 +63,8 @@ class TenantObservability(Construct):
         cache: bool = False,
         knowledge_bases: Mapping[str, str] | None = None,
         index_storage_price_per_gb_month: float = 5.0,
+        gateway: GatewayMetrics | None = None,
+        interceptor: lambda_.IFunction | None = None,
     ):
         super().__init__(scope, construct_id)
         self.alarms = EndpointAlarms(
@@ -73,6 +77,7 @@ class TenantObservability(Construct):
             topic=topic,
             runbook_url=f"{RUNBOOK}; dashboard {dashboard_url(self, name)}",
             knowledge_base_ids=list((knowledge_bases or {}).values()),
+            extra_specs=gateway_alarm_specs(gateway, interceptor, thresholds) if gateway and interceptor else (),
         )
         self.dashboard = TenantDashboard(
             self,
@@ -86,5 +91,6 @@ class TenantObservability(Construct):
             cache=cache,
             knowledge_bases=knowledge_bases,
             index_storage_price_per_gb_month=index_storage_price_per_gb_month,
+            gateway=gateway,
         )
         self.queries = EndpointLogQueries(self, "Queries", log_group=log_group, name_prefix=query_folder or name)

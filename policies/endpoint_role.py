@@ -164,6 +164,12 @@ def endpoint_role_policy(inputs: EndpointRoleInputs) -> PolicyDocument:
     return document(statements)
 
 
+def model_statements_for(inputs: EndpointRoleInputs) -> list[Statement]:
+    """The planner and reranker statements alone: any role that calls AgenticRetrieveStream needs them
+    (the endpoint's, and the MCP gateway's in policies/gateway_role.py)."""
+    return [*_planner(inputs), *_reranking(inputs)]
+
+
 def _planner(inputs: EndpointRoleInputs) -> list[Statement]:
     actions = ["bedrock:InvokeModelWithResponseStream"]
     if inputs.planner_type == "MANAGED":

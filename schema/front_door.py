@@ -192,7 +192,7 @@ def effective_front_door(environment: FrontDoorFields, tenant: TenantEndpoint | 
 def front_door_problems(front: FrontDoor) -> list[tuple[str, str, tuple[str, ...]]]:
     """(field, message, fields involved) for each combination the front door cannot serve; fields relative
     to `endpoint`. The involved fields say which file to blame: the one that set any of them."""
-    problems = []
+    problems: list[tuple[str, str, tuple[str, ...]]] = []
     if front.vpc is not None and front.front_door == "function_url":
         problems.append(
             (

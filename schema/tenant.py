@@ -14,6 +14,7 @@ from schema.arn_types import IamPrincipalArn, IamRoleArn
 from schema.cache_config import Cache
 from schema.common import NonBlank, StrictModel, unique
 from schema.front_door import TenantEndpoint
+from schema.gateway_config import McpGateway, check_gateway_identity
 from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
 
@@ -186,6 +187,9 @@ class Tenant(StrictModel):
         default_factory=KnowledgeBaseAccess,
         description="Extra readers of the knowledge bases' resource policy (cross-account, break-glass).",
     )
+    gateway: McpGateway | None = Field(
+        None, description="Opt-in: the tenant's retrieval as MCP tools behind an AgentCore Gateway (docs/agents.md)."
+    )
 
     @model_validator(mode="after")
     def _invokers_consistent(self) -> Tenant:
@@ -203,6 +207,8 @@ class Tenant(StrictModel):
                 f"'{self.user_context}'; set user_context: trusted or remove trusted"
             )
         self._check_session_name_invokers()
+        if self.gateway is not None:
+            check_gateway_identity(self.gateway, self.user_context)
         return self
 
     @model_validator(mode="after")

@@ -17,6 +17,7 @@ from cdk_constructs.knowledge_base import KnowledgeBase
 from cdk_constructs.knowledge_base_policy import KnowledgeBasePolicy
 from cdk_constructs.knowledge_outputs import publish_knowledge
 from cdk_constructs.log_group import log_group
+from cdk_constructs.mcp_gateway import McpGatewayConstruct
 from cdk_constructs.removal import removal_policy
 from cdk_constructs.resource_names import (
     bounded_name,
@@ -82,7 +83,11 @@ class TenantStack(cdk.Stack):
             log_group=self.endpoint_log_group,
             cache_table=self.cache_table,
         )
-        self.knowledge_base_policies = self._build_knowledge_base_policies([self.endpoint.role.role_arn])
+        # Opt-in: the same knowledge as MCP tools behind an AgentCore Gateway, with the endpoint's
+        # identity rules in its interceptor (docs/agents.md). Its role reads the knowledge bases too.
+        self.gateway = self._build_gateway() if self.tenant.gateway else None
+        readers = [self.endpoint.role.role_arn, *([self.gateway.role.role_arn] if self.gateway else [])]
+        self.knowledge_base_policies = self._build_knowledge_base_policies(readers)
         self.observability = self._build_observability(platform)
 
     def _build_knowledge(self) -> None:
@@ -159,12 +164,26 @@ class TenantStack(cdk.Stack):
             cache=self.tenant.cache is not None,
             knowledge_bases={alias: kb.knowledge_base_id for alias, kb in self.knowledge_bases.items()},
             index_storage_price_per_gb_month=self.project.environment.pricing.index_storage_per_gb_month_usd,
+            gateway=self.gateway.metrics if self.gateway else None,
+            interceptor=self.gateway.interceptor if self.gateway else None,
+        )
+
+    def _build_gateway(self) -> McpGatewayConstruct:
+        return McpGatewayConstruct(
+            self,
+            "McpGateway",
+            project=self.project,
+            tenant_name=self.tenant_name,
+            knowledge_bases=[kb.ref for kb in self.knowledge_bases.values()],
+            log_group_name=f"{endpoint_log_group_name(self.project.env_name, self.tenant_name)}-mcp-interceptor",
+            guardrail=self.guardrail.ref if self.guardrail else None,
+            retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
         )
 
     def _build_knowledge_base_policies(self, reader_role_arns: list[str]) -> dict[str, KnowledgeBasePolicy]:
         """Defence in depth: each knowledge base's own policy lets only this tenant's readers retrieve,
-        whatever another identity policy of the account allows. Later front doors (MCP gateway,
-        agent) add their roles to `reader_role_arns`."""
+        whatever another identity policy of the account allows. Every front door's role is a reader:
+        the endpoint's and, with `gateway:`, the MCP gateway's."""
         access = self.tenant.knowledge_base_access
         return {
             alias: KnowledgeBasePolicy(

@@ -8,6 +8,7 @@ only after deploy: `<kb:docs:id>`, `<guardrail:id>`, `<account>` for an environm
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -17,6 +18,7 @@ from client.options import config_option, env_option, load_or_exit
 
 if TYPE_CHECKING:
     from schema import Environment, Project, Tenant
+    from schema.gateway_config import McpGateway
     from schema.knowledge import KnowledgeBase
 
 
@@ -100,12 +102,11 @@ def review(project: Project, tenant_name: str) -> dict[str, Any]:
             tenant_name=tenant_name,
         )
     )
-    sids = {statement["Sid"] for statement in role_policy["Statement"]}
     return {
         "environment": project.env_name,
         "tenant": tenant_name,
         "endpoint_execution_role": role_policy,
-        "why_wildcards": {sid: reason for sid, reason in WILDCARD_REASONS.items() if sid in sids},
+        "why_wildcards": _why_wildcards(role_policy, WILDCARD_REASONS),
         "invoker_managed_policy": {
             "name": invoke_policy_name(project.env_name, tenant_name),
             "document": invoker_policy(function_arn),
@@ -121,13 +122,80 @@ def review(project: Project, tenant_name: str) -> dict[str, Any]:
             kb.alias: _knowledge_base_role(kb, partition, region, account) for kb in tenant.knowledge_bases
         },
         "knowledge_base_resource_policies": _knowledge_base_policies(
-            tenant, kb_arns, endpoint_role_arn=f"arn:{partition}:iam::{account}:role/<endpoint-role>"
+            tenant, kb_arns, _reader_roles(tenant, partition, account)
         ),
         **_log_key_review(environment, log_group_arn),
+        **({"mcp_gateway": _gateway(project, tenant_name, tenant.gateway, arn)} if tenant.gateway else {}),
     }
 
 
-def _knowledge_base_policies(tenant: Tenant, kb_arns: dict[str, str], endpoint_role_arn: str) -> dict[str, Any]:
+def _why_wildcards(policy: dict[str, Any], reasons: dict[str, str]) -> dict[str, str]:
+    """The written reason of each statement of `policy` that has a wildcard resource."""
+    sids = {statement["Sid"] for statement in policy["Statement"]}
+    return {sid: reason for sid, reason in reasons.items() if sid in sids}
+
+
+def _reader_roles(tenant: Tenant, partition: str, account: str) -> list[str]:
+    """The roles the knowledge bases' resource policies admit: the endpoint's, and the MCP gateway's."""
+    roles = [f"arn:{partition}:iam::{account}:role/<endpoint-role>"]
+    if tenant.gateway is not None:
+        roles.append(f"arn:{partition}:iam::{account}:role/<mcp-gateway-role>")
+    return roles
+
+
+def _gateway(project: Project, tenant_name: str, config: McpGateway, arn: Callable[[str, str], str]) -> dict[str, Any]:
+    """The tenant's MCP gateway (policies/gateway_role.py): execution role and trust, interceptor role,
+    who may invoke it, and how its interceptor decides whose documents a call reads."""
+    from cdk_constructs.resource_names import endpoint_log_group_name
+    from policies.endpoint_role import inputs_for
+    from policies.gateway_role import (
+        GATEWAY_WILDCARD_REASONS,
+        GatewayRoleInputs,
+        gateway_invoker_policy,
+        gateway_resource_policy,
+        gateway_role_policy,
+        gateway_trust_policy,
+        interceptor_role_policy,
+    )
+
+    environment, tenant = project.environment, project.tenants[tenant_name]
+    partition = partition_for(environment.region)
+    kb_arns = [arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases]
+    guardrail = arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None
+    models = inputs_for(environment, tenant, knowledge_base_arns=kb_arns, log_group_arn="-", guardrail_arn=guardrail)
+    role = gateway_role_policy(GatewayRoleInputs(kb_arns, arn("lambda", "function:<interceptor-function>"), models))
+    gateway_arn = arn("bedrock-agentcore", "gateway/<gateway:id>")
+    log_group = arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}-mcp-interceptor")
+    iam_callers = config.authorizer == "AWS_IAM"
+    return {
+        "authorizer": config.authorizer,
+        "execution_role": role,
+        "execution_role_trust": gateway_trust_policy(partition, environment.region, environment.account or "<account>"),
+        "why_wildcards": _why_wildcards(role, GATEWAY_WILDCARD_REASONS),
+        "interceptor_role": interceptor_role_policy(log_group),
+        "invoker_managed_policy": gateway_invoker_policy(gateway_arn) if iam_callers else None,
+        "resource_policy": (
+            gateway_resource_policy(gateway_arn, [i.arn for i in tenant.invokers])
+            if iam_callers and tenant.invokers
+            else None
+        ),
+        "jwt": config.jwt.model_dump() if config.jwt else None,
+        "user_context": {
+            "mode": tenant.user_context,
+            "from": f"the verified token's '{config.jwt.user_claim}' claim"
+            if config.jwt
+            else "nothing (user_context: none)",
+        },
+        "rate_limit_per_caller_per_minute": config.requests_per_minute,
+        **(
+            {"interceptor_log_group_key": _log_key_review(environment, log_group)["log_group_key"]}
+            if environment.log_kms_key_arn
+            else {}
+        ),
+    }
+
+
+def _knowledge_base_policies(tenant: Tenant, kb_arns: dict[str, str], reader_role_arns: list[str]) -> dict[str, Any]:
     """Each knowledge base's AWS::Bedrock::KnowledgeBasePolicy, as cdk_constructs/knowledge_base_policy.py builds it."""
     from policies.knowledge_base_access import KnowledgeBaseAccessInputs, knowledge_base_access_policy
 
@@ -136,7 +204,7 @@ def _knowledge_base_policies(tenant: Tenant, kb_arns: dict[str, str], endpoint_r
         alias: knowledge_base_access_policy(
             KnowledgeBaseAccessInputs(
                 knowledge_base_arn=kb_arn,
-                reader_role_arns=[endpoint_role_arn],
+                reader_role_arns=reader_role_arns,
                 cross_account_readers=access.cross_account_readers,
                 break_glass_role_arns=access.break_glass_roles,
             )
@@ -178,7 +246,7 @@ def _knowledge_base_role(kb: KnowledgeBase, partition: str, region: str, account
 @config_option
 @click.option("--tenant", "tenant_name", required=True, help="Tenant: config/tenants/<tenant>.yaml.")
 def command(env_name: str, config_dir: Path, tenant_name: str) -> None:
-    """Print a tenant's IAM (endpoint role, invoker policy, URL permissions, knowledge-base roles) as JSON."""
+    """Print a tenant's IAM as JSON: endpoint role, invoker policy, URL permissions, KB roles, MCP gateway."""
     project = load_or_exit(config_dir, env_name)
     if tenant_name not in project.tenants:
         click.echo(

@@ -81,7 +81,13 @@ class Caller:
     principal: str  # assumed-role ARNs normalized to their role ARN: what trusted_callers lists
     name: str | None  # session name or user name
     request_id: str | None = None  # the Lambda request id, when the adapter provided one
-    kind: str = ""  # assumed-role | user | federated-user | role | root ...: who chose `name`
+    kind: str = ""  # assumed-role | user | federated-user | role | root | jwt ...: who chose `name`
+
+
+# Kinds whose `name` somebody other than the caller set: an IAM user's name (the account's IAM
+# administrators) and a JWT's user claim (the identity provider whose signature the MCP gateway's
+# CUSTOM_JWT authorizer verified before the interceptor runs).
+VOUCHED_NAME_KINDS = ("user", "jwt")
 
 
 def normalize_principal(arn: str) -> str:
@@ -247,7 +253,7 @@ def resolve_user_id(
             "user_id_unavailable",
             f"the caller has no user or session name to use as a user id (user_context: {user_context})",
         )
-    if caller.kind == "user":  # an IAM user's name is set by IAM administrators, not by the caller
+    if caller.kind in VOUCHED_NAME_KINDS:  # set by IAM administrators or a verified identity provider
         return caller.name
     if caller.kind == "assumed-role" and caller.principal in {normalize_principal(a) for a in session_name_callers}:
         return caller.name  # the tenant vouches: this role's trust policy pins sts:RoleSessionName
@@ -262,3 +268,20 @@ def _unverified_message(caller: Caller, is_trusted: bool) -> str:
         "its session name is chosen by whoever assumes the role. The tenant can list the role as an invoker "
         "with user_id_from_session_name: true once its trust policy pins sts:RoleSessionName (docs/security.md)"
     )
+
+
+def caller_from_jwt_claims(claims: Mapping[str, object], *, user_claim: str, client_claim: str) -> Caller:
+    """A Caller from the claims of a JWT the MCP gateway's CUSTOM_JWT authorizer verified.
+
+    The calling application (`client_claim`, what `trusted_callers` lists for a gateway) is the
+    principal; the end user (`user_claim`, e.g. `sub`, set by the identity provider) is the name.
+    Raises ApiError 401 when the token names no application: nobody to hold to the rules.
+    """
+    client = claims.get(client_claim)
+    if not isinstance(client, str) or not client:
+        raise ApiError(
+            401, "unauthenticated", f"the token has no '{client_claim}' claim naming the calling application"
+        )
+    user = claims.get(user_claim)
+    name = user if isinstance(user, str) and user else None
+    return Caller(f"token of client '{client}'", "", client, name, kind="jwt")

@@ -31,6 +31,7 @@ TIME_TO_FIRST_EVENT_MS = "time_to_first_event_ms"
 ITERATIONS = "iterations"
 STOP_REASON = "stop_reason"  # events.STOP_REASONS
 ERROR_CODE = "error_code"
+TOOL = "tool"  # gateway interceptor: the MCP tool called (`<target>___<tool>`)
 MESSAGE = "message"  # Powertools Logger's own key
 
 EVENT_REQUEST = "request"

@@ -14,6 +14,7 @@ from typing import Any
 from lambdas.endpoint import log_fields
 
 SERVICE = "akb-endpoint"
+SERVICE_ENV = "AKB_LOG_SERVICE"  # the gateway interceptor logs as itself with the same fields
 _lock = threading.Lock()
 _logger: Any = None
 
@@ -25,7 +26,9 @@ def logger() -> Any:
             if _logger is None:
                 from aws_lambda_powertools import Logger
 
-                _logger = Logger(service=SERVICE, level=os.environ.get("AKB_LOG_LEVEL", "INFO"))
+                _logger = Logger(
+                    service=os.environ.get(SERVICE_ENV, SERVICE), level=os.environ.get("AKB_LOG_LEVEL", "INFO")
+                )
     return _logger
 
 

@@ -160,20 +160,10 @@ def test_a_contradicting_connector_type_fails_naming_the_construct():
             "parameters": {"type": "ONEDRIVE"},
         }
     )
-    stack = probe_stack()
     with pytest.raises(
         DataSourceConfigError, match=r"Probe/Source: parameters.type is 'ONEDRIVE' but connector_type is SHAREPOINT"
     ):
-        DataSource(
-            stack,
-            "Source",
-            knowledge_base_id="kb",
-            name="n",
-            source=source,
-            bucket_name=None,
-            account="123456789012",
-            removal_policy=cdk.RemovalPolicy.RETAIN,
-        )
+        _data_source(source)
 
 
 def test_a_second_secret_in_the_parameters_is_refused():

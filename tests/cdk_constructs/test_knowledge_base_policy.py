@@ -42,12 +42,16 @@ def test_each_policy_exempts_only_its_own_tenants_endpoint_role_two_tenant_isola
     assert len(templates) >= 2
     for tenant, template in templates.items():
         role = _endpoint_role(template, synthesized.project.env_name, tenant)
+        # A tenant with `gateway:` has a second front door whose role reads the same knowledge bases.
+        gateway_roles = [k for k in template["Resources"] if k.startswith("McpGatewayGatewayRole")]
+        readers = [{"Fn::GetAtt": [r, "Arn"]} for r in [role, *gateway_roles]]
+        assert bool(gateway_roles) == (synthesized.project.tenants[tenant].gateway is not None)
         for logical_id, resource in template["Resources"].items():
             if resource["Type"] != POLICY_TYPE:
                 continue
             (deny,) = [s for s in resource["Properties"]["PolicyDocument"]["Statement"] if s["Effect"] == "Deny"]
             exempt = deny["Condition"]["ArnNotEquals"]["aws:PrincipalArn"]
-            assert exempt == [{"Fn::GetAtt": [role, "Arn"]}], (tenant, logical_id, exempt)
+            assert exempt == readers, (tenant, logical_id, exempt)
             # Everything the policy points at lives in this tenant's own stack: its KB and its role.
             assert referenced_ids(resource) <= set(template["Resources"]), (tenant, logical_id)
             (kb,) = [ref for ref in referenced_ids(deny["Resource"])]

@@ -30,7 +30,8 @@ def _one(template, resource_type) -> tuple[str, dict]:
     found = [
         (k, v["Properties"])
         for k, v in template["Resources"].items()
-        if v["Type"] == resource_type and not k.startswith("CustomS3AutoDeleteObjects")
+        # CDK's auto-delete helper and the MCP gateway's interceptor (tests/cdk_constructs/test_mcp_gateway.py)
+        if v["Type"] == resource_type and not k.startswith(("CustomS3AutoDeleteObjects", "McpGateway"))
     ]
     assert len(found) == 1, f"{resource_type}: {[k for k, _ in found]}"
     return found[0]

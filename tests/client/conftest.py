@@ -35,3 +35,25 @@ def stubs() -> Iterator[Stubs]:
     made = Stubs()
     yield made
     made.close()
+
+
+@pytest.fixture
+def no_aws_credentials(monkeypatch, tmp_path) -> pytest.MonkeyPatch:
+    """An AWS environment with no keys, profiles, instance metadata or container credentials, so
+    the standard credential chain finds nothing unless the test sets it (the patch is returned)."""
+    for name in (
+        "AWS_ACCESS_KEY_ID",
+        "AWS_SECRET_ACCESS_KEY",
+        "AWS_SESSION_TOKEN",
+        "AWS_PROFILE",
+        "AWS_DEFAULT_PROFILE",
+        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
+        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
+        "AWS_WEB_IDENTITY_TOKEN_FILE",
+        "AWS_ROLE_ARN",
+    ):
+        monkeypatch.delenv(name, raising=False)
+    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "config"))
+    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "credentials"))
+    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+    return monkeypatch

@@ -160,25 +160,7 @@ def test_rejected_credentials_exit_2_with_one_line(stubs):
     assert lines[-1].startswith("akb doctor: AWS rejected the credentials (ExpiredToken)")
 
 
-def _no_credentials(monkeypatch, tmp_path) -> None:
-    for name in (
-        "AWS_ACCESS_KEY_ID",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_SESSION_TOKEN",
-        "AWS_PROFILE",
-        "AWS_DEFAULT_PROFILE",
-        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-        "AWS_WEB_IDENTITY_TOKEN_FILE",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-
-
-def test_no_credentials_exit_2_with_one_line_and_no_traceback(monkeypatch, tmp_path):
-    _no_credentials(monkeypatch, tmp_path)
+def test_no_credentials_exit_2_with_one_line_and_no_traceback(no_aws_credentials):
     result = CliRunner().invoke(main, ["doctor", "--env", "dev"])
     assert result.exit_code == 2
     assert result.output.strip().splitlines() == [
@@ -186,16 +168,15 @@ def test_no_credentials_exit_2_with_one_line_and_no_traceback(monkeypatch, tmp_p
     ]
 
 
-def test_an_unknown_environment_is_a_usage_error(monkeypatch, tmp_path):
-    _no_credentials(monkeypatch, tmp_path)  # config errors come first: credentials are not needed to find them
+def test_an_unknown_environment_is_a_usage_error(no_aws_credentials):
+    # Config errors come first: credentials are not needed to find them.
     result = CliRunner().invoke(main, ["doctor", "--env", "qa"])
     assert result.exit_code == 2
     [line] = result.output.strip().splitlines()
     assert "environment 'qa' not found; available: dev, prod" in line and "Traceback" not in result.output
 
 
-def test_an_unknown_tenant_is_a_usage_error(monkeypatch, tmp_path):
-    _no_credentials(monkeypatch, tmp_path)
+def test_an_unknown_tenant_is_a_usage_error(no_aws_credentials):
     result = CliRunner().invoke(main, ["doctor", "--env", "prod", "--tenant", "globex"])
     assert result.exit_code == 2
     assert (
@@ -203,8 +184,7 @@ def test_an_unknown_tenant_is_a_usage_error(monkeypatch, tmp_path):
     )
 
 
-def test_an_invalid_config_is_a_usage_error_naming_the_field(config_copy, monkeypatch, tmp_path):  # noqa: F811
-    _no_credentials(monkeypatch, tmp_path)
+def test_an_invalid_config_is_a_usage_error_naming_the_field(config_copy, no_aws_credentials):  # noqa: F811
     config_copy.edit("tenants", "globex", lambda t: t.update(user_context="everyone"))
     result = CliRunner().invoke(main, ["doctor", "--config", str(config_copy.root)])
     assert result.exit_code == 2

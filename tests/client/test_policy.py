@@ -104,3 +104,26 @@ def test_trusted_user_context_lists_trusted_callers_and_says_others_are_refused(
     assert review["trusted_callers"] == ["arn:aws:iam::123456789012:role/globex-portal"]
     assert review["session_name_roles"] == []  # globex-batch's session names are never user ids
     assert "refused (403 user_identity_unverified)" in review["note"]
+
+
+def test_prints_the_mcp_gateway_roles_for_a_tenant_with_a_gateway_only():
+    assert "mcp_gateway" not in json.loads(_run("--env", "dev", "--tenant", "acme").output)
+    gateway = json.loads(_run("--env", "dev", "--tenant", "globex").output)["mcp_gateway"]
+    text = json.dumps(gateway["execution_role"])
+    assert "<kb:handbook:id>" in text and "<kb:wiki:id>" in text and "acme" not in text
+    assert "function:<interceptor-function>" in text
+    assert set(gateway["why_wildcards"]) >= {"AgenticRetrieveStreamCannotBeScopedToAResource"}
+    assert gateway["execution_role_trust"]["Statement"][0]["Principal"] == {
+        "Service": "bedrock-agentcore.amazonaws.com"
+    }
+    assert gateway["authorizer"] == "CUSTOM_JWT" and gateway["invoker_managed_policy"] is None
+    assert gateway["user_context"] == {"mode": "trusted", "from": "the verified token's 'sub' claim"}
+
+
+def test_knowledge_base_policies_list_the_gateway_role_as_a_reader_where_there_is_a_gateway():
+    acme = json.dumps(json.loads(_run("--env", "dev", "--tenant", "acme").output)["knowledge_base_resource_policies"])
+    globex = json.dumps(
+        json.loads(_run("--env", "dev", "--tenant", "globex").output)["knowledge_base_resource_policies"]
+    )
+    assert "<mcp-gateway-role>" in globex and "<mcp-gateway-role>" not in acme
+    assert "<endpoint-role>" in globex and "<endpoint-role>" in acme

@@ -96,29 +96,9 @@ def test_local_urls_are_not_signed(url):
     assert Client(url).signed is False
 
 
-@pytest.fixture
-def isolated_aws_env(monkeypatch, tmp_path):
-    """An AWS environment with no profiles, no instance metadata and no container credentials."""
-    for name in (
-        "AWS_ACCESS_KEY_ID",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_SESSION_TOKEN",
-        "AWS_PROFILE",
-        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-        "AWS_WEB_IDENTITY_TOKEN_FILE",
-        "AWS_ROLE_ARN",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "config"))
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "credentials"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
-    return monkeypatch
-
-
-def test_default_credentials_come_from_the_standard_chain(isolated_aws_env, fixed_clock):
-    isolated_aws_env.setenv("AWS_ACCESS_KEY_ID", "AKIAFROMENVIRONMENT")
-    isolated_aws_env.setenv("AWS_SECRET_ACCESS_KEY", "secret-from-environment")
+def test_default_credentials_come_from_the_standard_chain(no_aws_credentials, fixed_clock):
+    no_aws_credentials.setenv("AWS_ACCESS_KEY_ID", "AKIAFROMENVIRONMENT")
+    no_aws_credentials.setenv("AWS_SECRET_ACCESS_KEY", "secret-from-environment")
     with stub_endpoint() as stub:
         stub.reply = Reply(chunks=[sse(*sample_events())])
         with Client(stub.url, region="us-west-2", sign=True) as client:
@@ -128,7 +108,7 @@ def test_default_credentials_come_from_the_standard_chain(isolated_aws_env, fixe
     assert "X-Amz-Security-Token" not in request.headers  # long-term keys carry no token
 
 
-def test_missing_credentials_raise_a_signing_error_naming_the_fix(isolated_aws_env):
+def test_missing_credentials_raise_a_signing_error_naming_the_fix(no_aws_credentials):
     with (
         Client("https://x.lambda-url.us-west-2.on.aws/") as client,
         pytest.raises(sigv4.SigningError) as caught,

@@ -179,7 +179,8 @@ def test_each_tenant_stack_has_its_dashboard_alarms_composite_and_queries(synthe
     if synthesized.project.tenants[tenant].cache is None:
         expected -= set(names.CACHE_METRICS)
     assert {u.name for u in uses if u.namespace == names.NAMESPACE} == expected
-    assert len(alarms(template)) == 7  # six endpoint alarms + Retrieve throttles of its knowledge bases
+    gateway_alarms = 3 if synthesized.project.tenants[tenant].gateway else 0  # tests/cdk_constructs/test_mcp_gateway.py
+    assert len(alarms(template)) == 7 + gateway_alarms  # six endpoint alarms + Retrieve throttles of its KBs
     types = [r["Type"] for r in template["Resources"].values()]
     assert types.count("AWS::CloudWatch::CompositeAlarm") == 1
     assert types.count("AWS::Logs::QueryDefinition") == 4

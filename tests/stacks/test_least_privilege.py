@@ -9,6 +9,7 @@ import pytest
 
 from cdk_constructs.resource_names import tenant_stack_name
 from policies.endpoint_role import WILDCARD_REASONS
+from policies.gateway_role import GATEWAY_WILDCARD_REASONS
 from tests.stacks.templates import as_list, policy_documents, render, statements
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
@@ -46,6 +47,12 @@ KNOWLEDGE_BASE_ACTIONS = {
     "bedrock:InvokeModel",
 }
 INVOKER_ACTIONS = {"lambda:InvokeFunctionUrl", "lambda:InvokeFunction"}
+# The MCP gateway's execution role: the endpoint's model/guardrail actions for the same call, plus what
+# AgentCore's connector needs (GetKnowledgeBase) and invoking its interceptor; no logs, no documents.
+GATEWAY_ACTIONS = (ENDPOINT_ACTIONS - {"bedrock:GetDocumentContent", "logs:CreateLogStream", "logs:PutLogEvents"}) | {
+    "bedrock:GetKnowledgeBase",
+    "lambda:InvokeFunction",
+}
 # CDK's own helper roles, allowed by name. cdk-nag cannot see them (CDK synthesizes them as raw
 # CfnResources), so each must carry here what an acknowledgement would: a reason, the AWS page that
 # documents its permissions, and the AWS managed policies it may hold (docs/security.md).
@@ -68,6 +75,10 @@ def _kind(logical_id: str) -> str:
         return "invoker"
     if logical_id.startswith("KnowledgeBase") and "Role" in logical_id:
         return "knowledge-base"
+    if logical_id.startswith("McpGatewayGatewayRole"):
+        return "gateway"
+    if logical_id.startswith("McpGatewayInterceptorRole"):
+        return "gateway-interceptor"
     if any(logical_id.startswith(helper) for helper in CDK_HELPER_ROLES):
         return "cdk-helper"
     raise AssertionError(f"{logical_id}: an IAM policy nobody reviewed; classify it in this test with a reason")
@@ -81,9 +92,11 @@ def _tenant_templates(synthesized):
 
 
 def _wildcard_actions_allowed(kind: str, project) -> set[str]:
-    if kind == "endpoint":
-        # CheckIngestedDocumentAcl has no resource type (Service Authorization Reference).
-        allowed = {"bedrock:AgenticRetrieveStream", "cloudwatch:PutMetricData", "bedrock:CheckIngestedDocumentAcl"}
+    if kind in ("endpoint", "gateway"):
+        allowed = {"bedrock:AgenticRetrieveStream", "cloudwatch:PutMetricData"}
+        if kind == "endpoint":
+            # CheckIngestedDocumentAcl has no resource type (Service Authorization Reference).
+            allowed.add("bedrock:CheckIngestedDocumentAcl")
         if project.environment.planner.type == "MANAGED":
             allowed.add("bedrock:InvokeModelWithResponseStream")
         if project.environment.reranking.type == "CUSTOM":
@@ -98,6 +111,8 @@ ALLOWED = {
     "endpoint": ENDPOINT_ACTIONS,
     "knowledge-base": KNOWLEDGE_BASE_ACTIONS,
     "invoker": INVOKER_ACTIONS,
+    "gateway": GATEWAY_ACTIONS,
+    "gateway-interceptor": {"logs:CreateLogStream", "logs:PutLogEvents"},
     "cdk-helper": set(),
 }
 
@@ -138,15 +153,20 @@ def test_star_resource_only_with_actions_that_cannot_be_scoped(synthesized):
     assert stars >= 4  # per tenant: AgenticRetrieveStream, PutMetricData (endpoint and each KB role)
 
 
-def test_partial_wildcards_in_the_endpoint_role_are_the_documented_ones(synthesized):
+def test_partial_wildcards_in_the_endpoint_and_gateway_roles_are_the_documented_ones(synthesized):
+    reasons = {
+        "endpoint": WILDCARD_REASONS,
+        "gateway": GATEWAY_WILDCARD_REASONS,
+        "gateway-interceptor": GATEWAY_WILDCARD_REASONS,
+    }
     for tenant, template in _tenant_templates(synthesized):
         for logical_id, _, document in policy_documents(template):
-            if _kind(logical_id) != "endpoint":
+            if _kind(logical_id) not in reasons:
                 continue
             for statement in statements(document):
                 wildcards = [r for r in as_list(statement["Resource"]) if r != "*" and "*" in render(r)]
                 if wildcards:
-                    assert statement["Sid"] in WILDCARD_REASONS, f"{tenant}: {statement['Sid']} {wildcards}"
+                    assert statement["Sid"] in reasons[_kind(logical_id)], f"{tenant}: {statement['Sid']} {wildcards}"
                     if "foundation-model" in json.dumps(wildcards):
                         assert "bedrock:InferenceProfileArn" in json.dumps(statement["Condition"])
 

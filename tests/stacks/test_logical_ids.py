@@ -42,6 +42,7 @@ PINNED: dict[str, dict[str, str]] = {
         "KnowledgeBasehandbookSource0A110FF50": "AWS::Bedrock::DataSource",
         "KnowledgeBasewiki91F6C396": "AWS::Bedrock::KnowledgeBase",
         "KnowledgeBasewikiSource0F87AAD22": "AWS::Bedrock::DataSource",
+        "McpGatewayInterceptorLogs6BA5157E": "AWS::Logs::LogGroup",  # globex has `gateway:` (new in issue 17)
     },
     "dev-platform": {},
 }

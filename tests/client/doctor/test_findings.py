@@ -66,20 +66,7 @@ def test_an_unreachable_endpoint_fails_naming_the_service_and_region():
     assert finding.level is Level.FAIL and "could not reach the lambda endpoint in us-west-2" in finding.message
 
 
-def test_missing_credentials_raise_before_anything_is_sent(monkeypatch, tmp_path):
-    for name in (
-        "AWS_ACCESS_KEY_ID",
-        "AWS_SECRET_ACCESS_KEY",
-        "AWS_SESSION_TOKEN",
-        "AWS_PROFILE",
-        "AWS_CONTAINER_CREDENTIALS_RELATIVE_URI",
-        "AWS_CONTAINER_CREDENTIALS_FULL_URI",
-        "AWS_WEB_IDENTITY_TOKEN_FILE",
-    ):
-        monkeypatch.delenv(name, raising=False)
-    monkeypatch.setenv("AWS_SHARED_CREDENTIALS_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_CONFIG_FILE", str(tmp_path / "none"))
-    monkeypatch.setenv("AWS_EC2_METADATA_DISABLED", "true")
+def test_missing_credentials_raise_before_anything_is_sent(no_aws_credentials):
     client = boto3.Session(region_name="us-west-2").client("sts")
     with pytest.raises(CredentialsMissing):
         aws_call("sts:GetCallerIdentity", client.get_caller_identity)

@@ -1,0 +1,261 @@
+"""`akb mcp` end to end: the official MCP client (stdio and Streamable HTTP) -> `akb mcp --local` ->
+`akb local` (the real endpoint in front of the emulator), all real processes on 127.0.0.1."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import time
+from collections.abc import Awaitable, Callable, Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+import anyio
+import httpx
+import pytest
+from click.testing import CliRunner
+from mcp.client.session import ClientSession
+from mcp.client.stdio import StdioServerParameters, stdio_client
+from mcp.client.streamable_http import streamable_http_client
+
+from client.cli import main
+from client.mcp_tools import Outcome, ToolCatalogue, incomplete_result
+from lambdas.endpoint.events import DoneEvent, ErrorEvent, TextEvent
+from schema import load_project
+from tests.client.local_endpoint import Faults
+from tests.client.test_local import free_port
+
+REPO = Path(__file__).resolve().parents[2]
+EMULATOR_DELAY_MS = 60  # between emulator events: the planner's steps arrive visibly apart
+QUESTION = "How do I rotate an API key?"
+# acme-app's session names are user ids (its trust policy pins them: config/tenants/acme.yaml).
+CALLER = "arn:aws:sts::123456789012:assumed-role/acme-app/frank"
+
+pytestmark = pytest.mark.xdist_group("akb-mcp")  # one `akb local` for the module's tests
+
+
+@dataclass
+class LocalStack:
+    url: str
+    emulator_url: str
+
+
+@pytest.fixture(scope="module")
+def akb_local() -> Iterator[LocalStack]:
+    """`akb local` (dev environment, tenant acme: user_context caller; caller acme-app/frank) as a child process."""
+    port, emulator_port = free_port(), free_port()
+    command = [sys.executable, "-m", "client", "local", "--port", str(port), "--emulator-port", str(emulator_port)]
+    child = subprocess.Popen(
+        [*command, "--delay-ms", str(EMULATOR_DELAY_MS), "--caller-arn", CALLER],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    try:
+        _wait_for(lambda: httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200, child)
+        yield LocalStack(f"http://127.0.0.1:{port}", f"http://127.0.0.1:{emulator_port}")
+    finally:
+        child.send_signal(signal.SIGINT)
+        child.communicate(timeout=15)
+
+
+def _wait_for(ready: Callable[[], bool], child: subprocess.Popen, seconds: float = 90) -> None:
+    """Until `ready()`; generous because a child's imports take long on a loaded CI machine."""
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline:
+        assert child.poll() is None, child.communicate()[0]
+        try:
+            if ready():
+                return
+        except httpx.HTTPError:
+            pass
+        time.sleep(0.1)
+    raise AssertionError("the child process did not become ready")
+
+
+@dataclass
+class Progress:
+    """Progress notifications as the client received them, with when."""
+
+    seen: list[tuple[float, float, str | None]] = field(default_factory=list)
+
+    async def __call__(self, progress: float, total: float | None, message: str | None) -> None:
+        self.seen.append((time.monotonic(), progress, message))
+
+
+def _stdio(stack: LocalStack, *extra: str) -> StdioServerParameters:
+    return StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "client", "mcp", "--local", *extra],
+        env={"AKB_LOCAL_URL": stack.url, "PYTHONPATH": str(REPO)},
+        cwd=str(REPO),
+    )
+
+
+def over_stdio(stack: LocalStack, body: Callable[[ClientSession], Awaitable[Any]]) -> Any:
+    async def run() -> Any:
+        async with stdio_client(_stdio(stack)) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await body(session)
+
+    return anyio.run(run)
+
+
+def test_tools_are_listed_with_the_tenants_knowledge_base_descriptions(akb_local):
+    tools = over_stdio(akb_local, lambda session: session.list_tools())
+    by_name = {tool.name: tool for tool in tools.tools}
+    assert set(by_name) == {"ask", "search"}
+    acme = load_project(REPO / "config", "dev").tenants["acme"]
+    for kb in acme.knowledge_bases:  # the agent chooses knowledge bases by these sentences
+        assert f"- {kb.alias}: {kb.description}" in by_name["ask"].description
+        assert f"- {kb.alias}: {kb.description}" in by_name["search"].description
+    assert by_name["ask"].input_schema["required"] == ["question"]
+    assert by_name["ask"].input_schema["properties"]["mode"]["anyOf"][0]["enum"] == ["agentic", "retrieve", "auto"]
+
+
+def test_ask_streams_planner_steps_as_progress_then_answers_with_numbered_sources(akb_local):
+    progress = Progress()
+
+    async def ask(session: ClientSession) -> tuple[Any, float]:
+        result = await session.call_tool("ask", {"question": QUESTION}, progress_callback=progress)
+        return result, time.monotonic()
+
+    result, returned_at = over_stdio(akb_local, ask)
+    assert not result.is_error, result.content
+    text = result.content[0].text
+    assert "[1]" in text.split("Sources:")[0]  # the answer cites its sources by number
+    assert "Sources:\n[1] docs · api/authentication.md" in text
+    structured = result.structured_content
+    assert structured["answer"] and structured["sources"][0]["number"] == 1 and structured["mode"] == "agentic"
+    steps = [message for _, _, message in progress.seen]
+    assert any(message.startswith("> Planning started") for message in steps)
+    assert any('query "rotate API key"' in message for message in steps)  # sub-queries are shown
+    assert [value for _, value, _ in progress.seen] == sorted({value for _, value, _ in progress.seen})
+    # Streamed while the tool ran: the first step arrived long before the result (the emulator
+    # pauses between every one of the ~8 later events), not in a burst at the end.
+    assert returned_at - progress.seen[0][0] > 3 * EMULATOR_DELAY_MS / 1000
+    # The end user is the one the endpoint derived from the verified caller, not one the agent chose.
+    sent = httpx.get(f"{akb_local.emulator_url}/_emulator/requests", timeout=5).json()[-1]["body"]
+    assert sent["userContext"] == {"userId": "frank"}
+
+
+def test_search_returns_passages_and_no_answer(akb_local):
+    result = over_stdio(akb_local, lambda s: s.call_tool("search", {"question": QUESTION, "max_results": 2}))
+    assert not result.is_error, result.content
+    assert result.structured_content["answer"] is None and result.structured_content["mode"] == "retrieve"
+    text = result.content[0].text
+    assert text.startswith("Note: retrieve mode") and "\n\nSources:\n[1] " in text  # no answer before the sources
+    assert 1 <= len(result.structured_content["sources"]) <= 4  # 2 per knowledge base, 2 knowledge bases
+
+
+def test_a_forged_user_id_is_refused_by_the_endpoint_and_reported_as_a_tool_error(akb_local):
+    arguments = {"question": QUESTION, "user_id": "ceo@acme.example"}
+    result = over_stdio(akb_local, lambda s: s.call_tool("ask", arguments))
+    assert result.is_error
+    text = result.content[0].text
+    assert "403 user_id_not_allowed" in text and "user_context: caller" in text
+    assert "Traceback" not in text
+
+
+def test_an_unknown_knowledge_base_is_a_clear_tool_error(akb_local):
+    arguments = {"question": QUESTION, "knowledge_bases": ["payroll"]}
+    result = over_stdio(akb_local, lambda s: s.call_tool("ask", arguments))
+    assert result.is_error and "payroll" in result.content[0].text
+
+
+def test_a_stream_that_fails_midway_gives_an_error_and_no_partial_answer(akb_local):
+    faults = Faults(akb_local.emulator_url)
+    faults.set(error_after_events=3, error_type="internalServerException")
+    try:
+        # A question no other test asks: the tenant's result cache must not answer it from an earlier run.
+        question = QUESTION + " Answer for the midway-failure test."
+        result = over_stdio(akb_local, lambda s: s.call_tool("ask", {"question": question}))
+    finally:
+        faults.reset()
+    assert result.is_error
+    assert "No answer is given" in result.content[0].text and "Sources:" not in result.content[0].text
+
+
+def test_streamable_http_serves_the_same_tools_on_loopback(akb_local):
+    port = free_port()
+    child = subprocess.Popen(
+        [sys.executable, "-m", "client", "mcp", "--local", "--http", "--port", str(port)],
+        cwd=REPO,
+        env={**os.environ, "AKB_LOCAL_URL": akb_local.url, "PYTHONPATH": str(REPO)},
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+        text=True,
+    )
+    progress = Progress()
+
+    async def run() -> tuple[list[str], Any]:
+        url = f"http://127.0.0.1:{port}/mcp"
+        async with streamable_http_client(url) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            names = [tool.name for tool in (await session.list_tools()).tools]
+            # A question of its own: a cached answer would replay no planner progress.
+            question = QUESTION + " Over Streamable HTTP."
+            return names, await session.call_tool("ask", {"question": question}, progress_callback=progress)
+
+    try:
+        _wait_for(lambda: _listening(port), child)
+        names, result = anyio.run(run)
+    finally:
+        child.send_signal(signal.SIGINT)
+        child.communicate(timeout=15)
+    assert sorted(names) == ["ask", "search"]
+    assert not result.is_error and "Sources:\n[1] " in result.content[0].text
+    assert any(message.startswith("> Planning started") for _, _, message in progress.seen)
+
+
+def _listening(port: int) -> bool:
+    import socket
+
+    with socket.socket() as sock:
+        return sock.connect_ex(("127.0.0.1", port)) == 0
+
+
+def test_catalogue_describes_each_knowledge_base_of_the_tenant():
+    project = load_project(REPO / "config", "dev")
+    catalogue = ToolCatalogue.from_tenant("globex", project.tenants["globex"])
+    description = catalogue.ask_description()
+    assert "Globex engineering knowledge assistant (globex)" in description
+    assert "- wiki: Team wiki pages about services, owners and incidents." in description
+    assert "run with --tenant" in ToolCatalogue().search_description()  # --url alone: no tenant file
+
+
+def test_an_answer_that_ended_in_an_error_is_never_returned_as_an_answer():
+    outcome = Outcome()
+    for event in (
+        TextEvent("Half an ans"),
+        ErrorEvent("throttled", "Bedrock throttled the request", retryable=True),
+        DoneEvent("req-1", "error", 1, 10, 5),
+    ):
+        outcome.add(event)
+    result = incomplete_result(outcome)
+    assert result is not None and result.is_error
+    text = result.content[0].text
+    assert "throttled" in text and "req-1" in text and "may succeed if retried" in text
+    assert "Half an ans" not in text
+
+
+def test_a_non_loopback_http_host_needs_an_explicit_opt_in():
+    outcome = CliRunner().invoke(main, ["mcp", "--local", "--http", "--host", "0.0.0.0"])
+    assert outcome.exit_code == 2 and "--allow-remote" in outcome.output
+
+
+def test_an_endpoint_must_be_chosen():
+    outcome = CliRunner().invoke(main, ["mcp"])
+    assert outcome.exit_code == 2 and "exactly one of --url, --env/--tenant or --local" in outcome.output
+
+
+def test_an_unknown_tenant_names_the_known_ones():
+    outcome = CliRunner().invoke(main, ["mcp", "--local", "--tenant", "initech"])
+    assert outcome.exit_code == 1 and "tenant 'initech' is not in environment 'dev' (tenants: acme, globex)" in (
+        outcome.output
+    )
