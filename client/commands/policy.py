@@ -79,8 +79,7 @@ def review(project: Project, tenant_name: str) -> dict[str, Any]:
     from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
     from policies.invoker import invoker_policy, url_permissions
 
-    environment = project.environment
-    tenant = project.tenants[tenant_name]
+    environment, tenant = project.environment, project.tenants[tenant_name]
     partition, region = partition_for(environment.region), environment.region
     account = environment.account or "<account>"
 
