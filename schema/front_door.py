@@ -19,6 +19,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
+from schema.arn_types import AcmCertificateArn, WafRegionalWebAclArn
 from schema.common import StrictModel, unique
 
 FrontDoorKind = Literal["function_url", "api_gateway"]
@@ -28,8 +29,6 @@ FRONT_DOORS: tuple[str, ...] = ("function_url", "api_gateway")
 _SUBNET = re.compile(r"^subnet-[0-9a-f]{8}([0-9a-f]{9})?$")
 _SECURITY_GROUP = re.compile(r"^sg-[0-9a-f]{8}([0-9a-f]{9})?$")
 _VPC_ENDPOINT = re.compile(r"^vpce-[0-9a-f]{8}([0-9a-f]{9})?$")
-_ACM_CERTIFICATE = re.compile(r"^arn:aws[a-z-]*:acm:[a-z0-9-]+:\d{12}:certificate/[0-9a-f-]{36}$")
-_WEB_ACL = re.compile(r"^arn:aws[a-z-]*:wafv2:[a-z0-9-]+:\d{12}:regional/webacl/[A-Za-z0-9_-]{1,128}/[0-9a-f-]{36}$")
 _DOMAIN = re.compile(r"^(?=.{1,253}$)([a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?\.)+[a-z]{2,63}$")
 _HOSTED_ZONE = re.compile(r"^Z[A-Z0-9]{1,31}$")
 
@@ -62,10 +61,9 @@ class CustomDomain(StrictModel):
     domain_name: Annotated[str, _matching(_DOMAIN, "a lowercase DNS name", "search.example.com")] = Field(
         description="The domain callers use, e.g. search.example.com."
     )
-    certificate_arn: Annotated[
-        str,
-        _matching(_ACM_CERTIFICATE, "an ACM certificate ARN", "arn:aws:acm:us-west-2:123456789012:certificate/<uuid>"),
-    ] = Field(description="ACM certificate for domain_name, in the environment's region (REGIONAL endpoint).")
+    certificate_arn: AcmCertificateArn = Field(
+        description="ACM certificate for domain_name, in the environment's region (REGIONAL endpoint)."
+    )
     hosted_zone_id: (
         Annotated[str, _matching(_HOSTED_ZONE, "a Route 53 hosted zone id", "Z0123456789ABCDEFGHIJ")] | None
     ) = Field(None, description="Route 53 hosted zone for the alias record; unset: no record (manage DNS yourself).")
@@ -97,17 +95,9 @@ class ApiGatewayOptions(StrictModel):
 
     throttling: Throttling = Field(default_factory=Throttling, description="Stage throttling (rate, burst).")
     custom_domain: CustomDomain | None = Field(None, description="Custom domain name; unset: the execute-api URL.")
-    web_acl_arn: (
-        Annotated[
-            str,
-            _matching(
-                _WEB_ACL,
-                "a REGIONAL WAFv2 web ACL ARN",
-                "arn:aws:wafv2:us-west-2:123456789012:regional/webacl/n/<uuid>",
-            ),
-        ]
-        | None
-    ) = Field(None, description="WAFv2 web ACL (scope REGIONAL) associated with the API's stage.")
+    web_acl_arn: WafRegionalWebAclArn | None = Field(
+        None, description="WAFv2 web ACL (scope REGIONAL) associated with the API's stage."
+    )
     private: PrivateAccess | None = Field(None, description="Make the API PRIVATE to these VPC endpoints.")
     keep_function_url: bool = Field(
         False,
