@@ -164,6 +164,16 @@ class KnowledgeBase(Construct):
                 "belongs to this tenant only (the loader rejects a bucket shared by two tenants)",
                 finding=f"Resource::{_nag_resource(stack, bucket_arn)}/*",
             )
+        for bucket_arn in dict.fromkeys(inputs.certificate_bucket_arns):
+            acknowledge(
+                self.role_policy,
+                "IAM5",
+                "the SharePoint/OneDrive connector reads its sign-in certificate from this bucket; AWS's "
+                "sample grants s3:GetObject on the certificate bucket's objects with s3:ListBucket and "
+                "reports ingestion failing without them (amazon-bedrock-samples "
+                "03-sharepoint-connector.ipynb); the loader rejects a certificate bucket shared by two tenants",
+                finding=f"Resource::{_nag_resource(stack, bucket_arn)}/*",
+            )
 
     # --- identifiers -------------------------------------------------------------------------
 

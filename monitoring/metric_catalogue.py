@@ -306,9 +306,11 @@ class GatewayMetrics:
 
     AgentCore's pages name the invocation metrics' dimensions differently (an older list: Operation =
     the MCP method, Resource, Name; the newer: Operation = InvokeGateway, Protocol, Method, Resource =
-    the gateway ARN, Name = the tool). Alarms need one exact set and use the newer
-    (`metric_tool`); dashboards use SEARCH on the gateway ARN (`search`), which shows whichever sets
-    exist (docs/facts-and-decisions.md, MCP gateway).
+    the gateway ARN, Name = the tool), and aws-cdk-lib's gateway metrics read a third, gateway-level
+    set (Operation = InvokeGateway, Protocol, Resource). Alarms cannot SEARCH, so `metric_total`
+    takes the larger of the per-tool sum (newer set) and the gateway-level series: it sees data
+    whichever of the two AgentCore publishes, without counting a call twice. Dashboards use SEARCH on
+    the gateway ARN (`search`), which shows every set that exists (docs/facts-and-decisions.md).
     https://docs.aws.amazon.com/bedrock-agentcore/latest/devguide/observability-gateway-metrics.html
     """
 
@@ -351,11 +353,28 @@ class GatewayMetrics:
             label=f"{tool} {metric_name}",
         )
 
+    def metric_gateway(self, metric_name: str, *, statistic: str = "Sum") -> cloudwatch.Metric:
+        """The gateway-level series, by aws-cdk-lib's dimension set (GatewayBase.metric)."""
+        self._check(metric_name)
+        return cloudwatch.Metric(
+            namespace=self.NAMESPACE,
+            metric_name=metric_name,
+            dimensions_map={"Operation": "InvokeGateway", "Protocol": "MCP", "Resource": self.gateway_arn},
+            statistic=statistic,
+            period=self.period,
+            label=f"gateway {metric_name}",
+        )
+
     def metric_total(self, metric_name: str) -> cloudwatch.MathExpression:
-        """The sum over the gateway's tools (for alarms: plain metric math, no SEARCH)."""
-        metrics = {f"t{i}": self.metric_tool(metric_name, tool) for i, tool in enumerate(self.tools)}
+        """All the gateway's calls, for alarms (plain metric math, no SEARCH): the larger of the sum
+        over its tools and the gateway-level series, whichever dimension set AgentCore publishes."""
+        metrics: dict[str, cloudwatch.IMetric] = {
+            f"t{i}": self.metric_tool(metric_name, tool) for i, tool in enumerate(self.tools)
+        }
+        metrics["g"] = self.metric_gateway(metric_name)
+        tools = " + ".join(f"FILL(t{i}, 0)" for i in range(len(self.tools)))
         return cloudwatch.MathExpression(
-            expression=" + ".join(f"FILL({key}, 0)" for key in metrics),
+            expression=f"MAX([{tools}, FILL(g, 0)])",
             using_metrics=metrics,
             label=f"gateway {metric_name}",
             period=self.period,

@@ -25,14 +25,15 @@ class KnowledgeBaseRoleInputs:
 
     :param bucket_arns: buckets its `s3` sources read. Each belongs to one tenant, so the role may
         list it and read every object in it (see `knowledge_base_role_policy`).
-    :param certificate_object_arns: single S3 objects (SharePoint/OneDrive sign-in certificates).
+    :param certificate_bucket_arns: buckets of SharePoint/OneDrive sign-in certificates; like a
+        document bucket, each belongs to one tenant (the loader refuses a shared one).
     """
 
     partition: str
     region: str
     account: str
     bucket_arns: Sequence[str] = field(default_factory=tuple)
-    certificate_object_arns: Sequence[str] = field(default_factory=tuple)
+    certificate_bucket_arns: Sequence[str] = field(default_factory=tuple)
     secret_arns: Sequence[str] = field(default_factory=tuple)
     kms_key_arns: Sequence[str] = field(default_factory=tuple)
     embedding_model_arn: str | None = None
@@ -48,7 +49,7 @@ def inputs_for(
         region=region,
         account=account,
         bucket_arns=tuple(config.bucket_arns(documents_bucket_arn)),
-        certificate_object_arns=tuple(config.certificate_object_arns(partition)),
+        certificate_bucket_arns=tuple(config.certificate_bucket_arns(partition)),
         secret_arns=tuple(config.secret_arns()),
         kms_key_arns=(config.kms_key_arn,) if config.kms_key_arn else (),
         embedding_model_arn=config.embedding.model_arn,
@@ -97,16 +98,16 @@ def _s3_statements(inputs: KnowledgeBaseRoleInputs) -> list[Statement]:
         statements.append(allow("ListDocumentBuckets", ["s3:ListBucket"], inputs.bucket_arns, same_account))
         objects = [f"{arn}/*" for arn in inputs.bucket_arns]
         statements.append(allow("ReadDocumentBucketObjects", ["s3:GetObject"], objects, same_account))
-    if inputs.certificate_object_arns:
-        # One object each: the connector reads its .pfx from S3 (sample 03-sharepoint-connector.ipynb).
-        statements.append(
-            allow(
-                "ReadConnectorCertificates",
-                ["s3:GetObject"],
-                inputs.certificate_object_arns,
-                _same_account(inputs.account),
-            )
-        )
+    if inputs.certificate_bucket_arns:
+        # The connector reads its .pfx from S3. AWS's sample grants s3:ListBucket on the certificate
+        # bucket and s3:GetObject on bucket/* and reports that ingestion fails without them
+        # (03-sharepoint-connector.ipynb); the narrower one-object grant is on no AWS source, so the
+        # sample's shape is followed, on the tenant's own certificate bucket only (ledger).
+        same_account = _same_account(inputs.account)
+        buckets = inputs.certificate_bucket_arns
+        statements.append(allow("ListConnectorCertificateBuckets", ["s3:ListBucket"], buckets, same_account))
+        objects = [f"{arn}/*" for arn in buckets]
+        statements.append(allow("ReadConnectorCertificates", ["s3:GetObject"], objects, same_account))
     return statements
 
 

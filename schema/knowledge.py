@@ -237,10 +237,7 @@ class KnowledgeBase(StrictModel):
         """Buckets its `s3` sources read; `documents_bucket_arn` stands for the tenant's document bucket."""
         return [s.bucket_arn or documents_bucket_arn for s in self.sources if isinstance(s, S3Source)]
 
-    def certificate_object_arns(self, partition: str) -> list[str]:
-        """The one S3 object each SharePoint/OneDrive source signs in with."""
-        return [
-            f"arn:{partition}:s3:::{s.certificate.bucket}/{s.certificate.key}"
-            for s in self.sources
-            if isinstance(s, ConnectorSource) and s.certificate is not None
-        ]
+    def certificate_bucket_arns(self, partition: str) -> list[str]:
+        """The buckets holding the certificates SharePoint/OneDrive sources sign in with (each once)."""
+        buckets = [s.certificate.bucket for s in self.sources if isinstance(s, ConnectorSource) and s.certificate]
+        return [f"arn:{partition}:s3:::{bucket}" for bucket in dict.fromkeys(buckets)]

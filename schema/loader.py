@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -212,24 +213,35 @@ def _reader_account_problems(tenant_file: Path, environment: Environment, tenant
 
 
 def _shared_buckets(tenants: dict[str, Tenant], tenants_dir: Path) -> list[Problem]:
-    """A knowledge base role reads its whole source bucket (bucket/*, as AWS's sample grants), so a
-    bucket named by two tenants would let each read the other's documents: isolation forbids it."""
+    """A knowledge base role reads its whole source bucket (bucket/*, as AWS's sample grants), and
+    its whole certificate bucket (the sample's SharePoint grant), so a bucket named by two tenants
+    would let each read the other's documents or certificates: isolation forbids it."""
     owner: dict[str, str] = {}
     problems = []
     for name, tenant in tenants.items():
-        for kb_index, kb in enumerate(tenant.knowledge_bases):
-            for source_index, source in enumerate(kb.sources):
-                bucket = getattr(source, "bucket_arn", None)
-                if bucket is None:
-                    continue
-                first = owner.setdefault(bucket, name)
-                if first != name:
-                    problems.append(
-                        Problem(
-                            str(tenants_dir / f"{name}.yaml"),
-                            f"knowledge_bases[{kb_index}].sources[{source_index}].bucket_arn",
-                            f"bucket {bucket} is already a source of tenant '{first}'; a knowledge base "
-                            "reads its whole bucket, so each tenant needs its own",
-                        )
+        for field_path, bucket in _named_buckets(tenant):
+            first = owner.setdefault(bucket, name)
+            if first != name:
+                problems.append(
+                    Problem(
+                        str(tenants_dir / f"{name}.yaml"),
+                        field_path,
+                        f"bucket {bucket} is already read by tenant '{first}'; a knowledge base reads its "
+                        "whole source and certificate buckets, so each tenant needs its own",
                     )
+                )
     return problems
+
+
+def _named_buckets(tenant: Tenant) -> Iterator[tuple[str, str]]:
+    """(field path, bucket name) of every bucket a tenant file names: s3 `bucket_arn`s and
+    connector `certificate.bucket`s."""
+    for kb_index, kb in enumerate(tenant.knowledge_bases):
+        for source_index, source in enumerate(kb.sources):
+            where = f"knowledge_bases[{kb_index}].sources[{source_index}]"
+            bucket_arn = getattr(source, "bucket_arn", None)
+            if bucket_arn is not None:
+                yield f"{where}.bucket_arn", bucket_arn.split(":::", 1)[-1]
+            certificate = getattr(source, "certificate", None)
+            if certificate is not None:
+                yield f"{where}.certificate.bucket", certificate.bucket

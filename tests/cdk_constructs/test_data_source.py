@@ -270,11 +270,12 @@ def test_the_role_may_read_the_certificate_object_and_nothing_else_of_its_bucket
     )
     (policy,) = Template.from_stack(stack).find_resources("AWS::IAM::Policy").values()
     statements = {s["Sid"]: s for s in policy["Properties"]["PolicyDocument"]["Statement"]}
+    same_account = {"StringEquals": {"aws:ResourceAccount": "123456789012"}}
     assert statements["ReadConnectorCertificates"]["Action"] == "s3:GetObject"
-    assert statements["ReadConnectorCertificates"]["Resource"] == "arn:aws:s3:::globex-certs/sharepoint/connector.pfx"
-    assert statements["ReadConnectorCertificates"]["Condition"] == {
-        "StringEquals": {"aws:ResourceAccount": "123456789012"}
-    }
+    assert statements["ReadConnectorCertificates"]["Resource"] == "arn:aws:s3:::globex-certs/*"
+    assert statements["ListConnectorCertificateBuckets"]["Resource"] == "arn:aws:s3:::globex-certs"
+    assert statements["ReadConnectorCertificates"]["Condition"] == same_account
+    assert statements["ListConnectorCertificateBuckets"]["Condition"] == same_account
     assert "ListDocumentBuckets" not in statements
 
 

@@ -158,3 +158,28 @@ def test_tenant_stack_exposes_its_knowledge_constructs_by_alias():
     assert all(isinstance(kb, KnowledgeBase) for kb in stack.knowledge_bases.values())
     assert stack.guardrail is not None and stack.retrieval_instruction is not None
     assert stack.documents_bucket is not None
+
+
+def test_a_certificate_bucket_grant_is_acknowledged_finding_by_finding_under_cdk_nag():
+    """cdk-nag runs on the probe app: the certificate bucket's `bucket/*` has its own written reason."""
+    from cdk_constructs.nag_checks import enable_nag
+
+    config = _kb_config(
+        alias="sites",
+        sources=[
+            {
+                "type": "connector",
+                "connector_type": "SHAREPOINT",
+                "secret_arn": "arn:aws:secretsmanager:us-west-2:123456789012:secret:sp-AbCdEf",
+                "acl_enabled": False,
+                "certificate": {"bucket": "acme-certs", "key": "sp/connector.pfx"},
+                "parameters": {"connectionConfiguration": {"authType": "ENTRA_ID_APP_ONLY", "tenantId": "t"}},
+            }
+        ],
+    )
+    stack, _ = _probe_kb(config)
+    enable_nag(stack.node.root)
+    stack.node.root.synth()  # an unacknowledged AwsSolutions finding fails synth
+    (policy,) = Template.from_stack(stack).find_resources("AWS::IAM::Policy").values()
+    statements = {s["Sid"]: s for s in policy["Properties"]["PolicyDocument"]["Statement"]}
+    assert "acme-certs/*" in render(statements["ReadConnectorCertificates"]["Resource"])

@@ -177,6 +177,19 @@ def test_gateway_alarms_join_the_tenants_composite_and_its_dashboard(synthesized
     system = alarms["akb-dev-globex-gateway-system-errors"]
     namespaces = {q["MetricStat"]["Metric"]["Namespace"] for q in system["Metrics"] if "MetricStat" in q}
     assert namespaces == {"AWS/Bedrock-AgentCore"}
+    # Whichever documented dimension set AgentCore publishes, the alarm sees it: per tool (the
+    # developer guide) or per gateway (aws-cdk-lib's), the larger of the two, never their sum.
+    dimension_sets = {
+        frozenset(d["Name"] for d in q["MetricStat"]["Metric"]["Dimensions"])
+        for q in system["Metrics"]
+        if "MetricStat" in q
+    }
+    assert dimension_sets == {
+        frozenset({"Operation", "Protocol", "Method", "Resource", "Name"}),
+        frozenset({"Operation", "Protocol", "Resource"}),
+    }
+    (watched,) = [q["Expression"] for q in system["Metrics"] if q.get("ReturnData", True) and "Expression" in q]
+    assert watched.startswith("MAX([FILL(t0, 0)") and watched.endswith(", FILL(g, 0)])")
     _, composite = _one(template, "AWS::CloudWatch::CompositeAlarm")
     rule = json.dumps(composite["AlarmRule"])
     assert all(key in rule for key in ("GatewaySystemErrors", "GatewayThrottles", "GatewayInterceptorErrors"))

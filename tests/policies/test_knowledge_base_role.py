@@ -15,7 +15,7 @@ from policies.knowledge_base_role import (
 BUCKET = "arn:aws:s3:::acme-docs"
 SECRET = "arn:aws:secretsmanager:us-west-2:123456789012:secret:wiki-AbCdEf"
 KEY = "arn:aws:kms:us-west-2:123456789012:key/0f6c1a4e-1111-2222-3333-444455556666"
-CERTIFICATE = "arn:aws:s3:::acme-certs/sharepoint/connector.pfx"
+CERTIFICATES = "arn:aws:s3:::acme-certs"
 MODEL = "arn:aws:bedrock:us-west-2::foundation-model/amazon.titan-embed-text-v2:0"
 
 
@@ -51,15 +51,23 @@ def test_the_role_lists_its_bucket_and_reads_its_objects_in_this_account_only():
         assert statements[sid]["Condition"] == {"StringEquals": {"aws:ResourceAccount": "123456789012"}}
 
 
-def test_a_certificate_is_readable_as_that_one_object_without_listing_its_bucket():
-    policy = knowledge_base_role_policy(_inputs(certificate_object_arns=[CERTIFICATE]))
+def test_a_certificate_bucket_is_listed_and_read_as_aws_sample_grants_it_in_its_own_account():
+    policy = knowledge_base_role_policy(_inputs(certificate_bucket_arns=[CERTIFICATES]))
     statements = _statements(policy)
+    same_account = {"StringEquals": {"aws:ResourceAccount": "123456789012"}}
+    assert statements["ListConnectorCertificateBuckets"] == {
+        "Sid": "ListConnectorCertificateBuckets",
+        "Effect": "Allow",
+        "Action": "s3:ListBucket",
+        "Resource": CERTIFICATES,
+        "Condition": same_account,
+    }
     assert statements["ReadConnectorCertificates"] == {
         "Sid": "ReadConnectorCertificates",
         "Effect": "Allow",
         "Action": "s3:GetObject",
-        "Resource": CERTIFICATE,
-        "Condition": {"StringEquals": {"aws:ResourceAccount": "123456789012"}},
+        "Resource": f"{CERTIFICATES}/*",
+        "Condition": same_account,
     }
     assert "ListDocumentBuckets" not in statements
 
@@ -97,7 +105,7 @@ def test_secret_key_and_model_statements_name_exactly_the_configured_resources()
         _inputs(),
         _inputs(
             bucket_arns=[BUCKET],
-            certificate_object_arns=[CERTIFICATE],
+            certificate_bucket_arns=[CERTIFICATES],
             secret_arns=[SECRET],
             kms_key_arns=[KEY],
             embedding_model_arn=MODEL,
@@ -113,9 +121,10 @@ def test_every_statement_has_a_unique_sid_and_wildcards_only_where_a_reason_is_w
     }
     stars = {sid for sid, arns in resources.items() if any("*" in arn for arn in arns)}
     # PutMetricData has no resource-level permissions; bucket/* is the tenant's own bucket.
-    assert stars <= {"PublishKnowledgeBaseMetrics", "ReadDocumentBucketObjects"}
+    assert stars <= {"PublishKnowledgeBaseMetrics", "ReadDocumentBucketObjects", "ReadConnectorCertificates"}
     assert resources["PublishKnowledgeBaseMetrics"] == ["*"]
-    assert all(arn.endswith("/*") for arn in resources.get("ReadDocumentBucketObjects", []))
+    for sid in ("ReadDocumentBucketObjects", "ReadConnectorCertificates"):
+        assert all(arn.endswith("/*") and arn.count("*") == 1 for arn in resources.get(sid, []))
     json.dumps(policy)  # printable for a security review
 
 

@@ -249,7 +249,7 @@ def test_sharepoint_with_explicit_acl_and_certificate_loads(config_copy):
         ),
     )
     kb = load_project(config_copy.root, "dev").tenants["acme"].knowledge_bases[0]
-    assert kb.certificate_object_arns("aws") == ["arn:aws:s3:::acme-certs/sp/connector.pfx"]
+    assert kb.certificate_bucket_arns("aws") == ["arn:aws:s3:::acme-certs"]
     assert kb.secret_arns() == [SECRET]
 
 
@@ -261,4 +261,20 @@ def test_two_tenants_cannot_share_a_source_bucket(config_copy):
         load_project(config_copy.root, "dev")
     (problem,) = [str(p) for p in caught.value.problems]
     assert problem.startswith(f"{path}: knowledge_bases[0].sources[1].bucket_arn: ")
-    assert "already a source of tenant 'acme'" in problem
+    assert "already read by tenant 'acme'" in problem
+
+
+def test_two_tenants_cannot_share_a_certificate_bucket_nor_use_anothers_source_bucket_for_it(config_copy):
+    sharepoint = {
+        **SHAREPOINT,
+        "acl_enabled": False,
+        "certificate": CERTIFICATE,
+        "parameters": {"connectionConfiguration": {"authType": "ENTRA_ID_APP_ONLY", "tenantId": "t"}},
+    }
+    config_copy.edit("tenants", "acme", lambda t: _source(t, sharepoint))
+    path = config_copy.edit("tenants", "globex", lambda t: _source(t, sharepoint))
+    with pytest.raises(ConfigError) as caught:
+        load_project(config_copy.root, "dev")
+    (problem,) = [str(p) for p in caught.value.problems]
+    assert problem.startswith(f"{path}: knowledge_bases[0].sources[0].certificate.bucket: ")
+    assert "bucket acme-certs is already read by tenant 'acme'" in problem
