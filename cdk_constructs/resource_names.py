@@ -40,6 +40,16 @@ def web_adapter_layer_arn(partition: str, region: str, version: int) -> str:
     return f"arn:{partition}:lambda:{region}:{WEB_ADAPTER_ACCOUNT}:layer:{WEB_ADAPTER_LAYER}:{version}"
 
 
+def api_name(env_name: str, tenant: str) -> str:
+    """The tenant's REST API (api_gateway front door)."""
+    return f"{resource_prefix(env_name, tenant)}-endpoint"
+
+
+def api_access_log_group_name(env_name: str, tenant: str) -> str:
+    """Access logs of the tenant's REST API, beside (not inside) the function's /aws/lambda/ group."""
+    return f"/akb/{env_name}/{tenant}/api-access"
+
+
 def invoke_policy_name(env_name: str, tenant: str) -> str:
     return f"{resource_prefix(env_name, tenant)}-invoke"
 

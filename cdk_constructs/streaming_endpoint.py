@@ -18,7 +18,9 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
+from cdk_constructs import endpoint_front_door as front_doors
 from cdk_constructs.agentcore_memory import ConversationMemory
+from cdk_constructs.api_front_door import ApiFrontDoor
 from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.endpoint_bundling import endpoint_code
 from cdk_constructs.endpoint_limits import (
@@ -34,10 +36,13 @@ from cdk_constructs.endpoint_limits import (
     worst_case_size,
 )
 from cdk_constructs.endpoint_settings import tenant_settings
+from cdk_constructs.log_group import log_group as new_log_group
 from cdk_constructs.nag_checks import acknowledge_wildcards
 from cdk_constructs.resource_names import (
     WEB_ADAPTER_ACCOUNT,
     WEB_ADAPTER_LAYER,
+    api_access_log_group_name,
+    api_name,
     endpoint_function_name,
     invoke_policy_name,
 )
@@ -45,9 +50,11 @@ from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, Retriev
 from cdk_constructs.stack_outputs import publish
 from lambdas.endpoint.cache.setup import TABLE_ENV as CACHE_TABLE_ENV_VAR
 from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
+from policies.api_invoker import api_invoker_policy
 from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
 from policies.invoker import invoker_policy, url_permissions
 from schema import Project
+from schema.front_door_checks import tenant_front_door
 
 # The newest Python runtime aws-cdk-lib 2.275 knows (cdk-nag L1 asks for the latest); arm64 wheels.
 RUNTIME = lambda_.Runtime.PYTHON_3_14
@@ -94,6 +101,8 @@ class StreamingEndpoint(Construct):
         self.tenant_name = tenant_name
         self.cache_table = cache_table
         self.memory = memory
+        # How callers reach the function (docs/front-door.md); the default changes nothing below.
+        self.front_door = tenant_front_door(project.environment, project.tenants[tenant_name])
         self.settings = tenant_settings(
             project,
             tenant_name,
@@ -108,14 +117,41 @@ class StreamingEndpoint(Construct):
         environment_variables = self._environment_variables(lengths)
         self.role = self._build_role(project, knowledge_bases, log_group, guardrail)
         self.function = self._build_function(project, log_group, environment_variables)
-        # AWS_IAM, always: there is no setting for NONE (a public URL) anywhere in this project.
-        self.function_url = self.function.add_function_url(
-            auth_type=lambda_.FunctionUrlAuthType.AWS_IAM, invoke_mode=lambda_.InvokeMode.RESPONSE_STREAM
-        )
-        for invoker in project.tenants[tenant_name].invokers:
-            self._permit(invoker.arn)
+        front_doors.attach_vpc(self.function, self.front_door)
+        self.target = front_doors.invoked_target(self.function, self.front_door)  # function, or SnapStart alias
+        self.function_url = self._build_function_url(project) if self.front_door.uses_function_url else None
+        self.api = self._build_api(project) if self.front_door.uses_api else None
         self.invoke_policy = self._build_invoke_policy(project)
         self._build_outputs(project)
+
+    def _build_function_url(self, project: Project) -> lambda_.FunctionUrl:
+        # AWS_IAM, always: there is no setting for NONE (a public URL) anywhere in this project.
+        url = self.target.add_function_url(
+            auth_type=lambda_.FunctionUrlAuthType.AWS_IAM, invoke_mode=lambda_.InvokeMode.RESPONSE_STREAM
+        )
+        for invoker in project.tenants[self.tenant_name].invokers:
+            self._permit(invoker.arn)
+        return url
+
+    def _build_api(self, project: Project) -> ApiFrontDoor:
+        """The REST API front door (cdk_constructs/api_front_door.py) with its own access log group."""
+        access_logs = new_log_group(
+            self,
+            "ApiAccessLogs",
+            environment=project.environment,
+            name=api_access_log_group_name(project.env_name, self.tenant_name),
+        )
+        return ApiFrontDoor(
+            self,
+            "Api",
+            target=self.target,
+            options=self.front_door.api_gateway,
+            invokers=[invoker.arn for invoker in project.tenants[self.tenant_name].invokers],
+            access_logs=access_logs,
+            timeout_seconds=project.environment.endpoint.timeout_seconds,
+            name=api_name(project.env_name, self.tenant_name),
+            tenant=self.tenant_name,
+        )
 
     def _environment_variables(self, lengths: Mapping[str, int]) -> dict[str, str]:
         """The adapter's settings and the tenant's, checked against Lambda's 4 KB at their worst case."""
@@ -123,6 +159,7 @@ class StreamingEndpoint(Construct):
             **ADAPTER_VARIABLES,
             # Tokens inside the JSON (knowledge base ids, guardrail version) become an Fn::Join.
             SETTINGS_ENV_VAR: self.settings.to_json(),
+            **front_doors.front_door_variables(self.front_door),
         }
         if self.cache_table is not None:
             environment_variables[CACHE_TABLE_ENV_VAR] = self.cache_table.physical_name
@@ -161,9 +198,13 @@ class StreamingEndpoint(Construct):
             "Role",
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
             description=f"Endpoint of tenant {self.tenant_name} ({project.env_name}): its own knowledge bases only",
-            inline_policies={"endpoint": iam.PolicyDocument.from_json(role_policy)},
+            inline_policies={
+                "endpoint": iam.PolicyDocument.from_json(role_policy),
+                **front_doors.extra_role_policies(self.front_door),  # VPC network interfaces, when attached
+            },
         )
         acknowledge_wildcards(role, role_policy, WILDCARD_REASONS)
+        front_doors.acknowledge_vpc_wildcard(role, self.front_door)
         return role
 
     def _build_function(
@@ -193,24 +234,34 @@ class StreamingEndpoint(Construct):
             log_group=log_group,
             layers=[lambda_.LayerVersion.from_layer_version_arn(self, "WebAdapter", adapter_arn)],
             environment=dict(environment_variables),
-            # No VPC: function URLs of functions in a VPC do not stream (facts-and-decisions, Lambda). The endpoint
-            # reaches only Bedrock, CloudWatch and its log group, all over AWS's public endpoints.
+            # No VPC by default: function URLs of functions in a VPC do not stream (facts-and-decisions, Lambda);
+            # `vpc` (api_gateway front door only) attaches it afterwards (endpoint_front_door.attach_vpc).
+            snap_start=front_doors.snap_start(self.front_door),  # on published versions, or unset
         )
 
     def _build_invoke_policy(self, project: Project) -> iam.ManagedPolicy:
-        """Same-account roles attach this instead of copying statements (policies/invoker.py)."""
+        """Same-account roles attach this instead of copying statements (policies/invoker.py, api_invoker.py):
+        the URL's two actions on the invoked target and/or execute-api:Invoke on the API's two methods."""
+        documents = []
+        if self.function_url is not None:
+            documents.append(invoker_policy(self.target.function_arn))
+        if self.api is not None:
+            documents.append(api_invoker_policy(self.api.method_arns))
         return iam.ManagedPolicy(
             self,
             "InvokePolicy",
             managed_policy_name=invoke_policy_name(project.env_name, self.tenant_name),
             description=f"Call the agentic retrieval endpoint of tenant {self.tenant_name} ({project.env_name})",
-            document=iam.PolicyDocument.from_json(invoker_policy(self.function.function_arn)),
+            document=iam.PolicyDocument.from_json(front_doors.merged_policy(*documents)),
         )
 
     def _build_outputs(self, project: Project) -> None:
         stack = cdk.Stack.of(self)
+        outputs = [("endpoint/url", self._url(), "Streaming endpoint URL (IAM-signed requests only)")]
+        if self.api is not None and self.function_url is not None:  # migration: both doors open
+            outputs.append(("endpoint/function-url", self.function_url.url, "Function URL kept while callers move"))
         for path, value, description in (
-            ("endpoint/url", self.function_url.url, "Streaming endpoint URL (IAM-signed requests only)"),
+            *outputs,
             ("endpoint/function-name", self.function.function_name, "Endpoint function name (logs, metrics)"),
             (
                 "endpoint/invoke-policy-arn",
@@ -220,11 +271,19 @@ class StreamingEndpoint(Construct):
         ):
             publish(stack, project.env_name, self.tenant_name, path, value, description)
 
+    def _url(self) -> str:
+        """The API's URL when there is an API, else the function URL's."""
+        if self.api is not None:
+            return self.api.url
+        if self.function_url is None:
+            raise ValueError(f"{self.node.path}: no front door")
+        return self.function_url.url
+
     def _permit(self, principal_arn: str) -> None:
         """Both resource-based permissions a caller (any account) needs for an AWS_IAM URL since 2025-10."""
         suffix = hashlib.sha256(principal_arn.encode()).hexdigest()[:8]
         for permission in url_permissions(principal_arn):
-            self.function.add_permission(
+            self.target.add_permission(
                 f"{permission.action.removeprefix('lambda:')}{suffix}",
                 principal=iam.ArnPrincipal(permission.principal),
                 action=permission.action,

@@ -152,11 +152,13 @@ def request_body(
 
 
 class Client:
-    """One tenant endpoint. `url` is the function URL (or `http://127.0.0.1:8080` for `akb local`).
+    """One tenant endpoint. `url` is the function URL, the API's URL (execute-api or custom domain), or
+    `http://127.0.0.1:8080` for `akb local`.
 
-    Requests to any host other than localhost/127.0.0.1 are signed with SigV4 for the `lambda`
-    service: `credentials` default to the standard AWS chain, `region` to the one in the function
-    URL's host name. `sign` forces signing on or off (None: decide by host).
+    Requests to any host other than localhost/127.0.0.1 are signed with SigV4: for `lambda` (function
+    URLs) or `execute-api` (anything else; sigv4.service_for); `credentials` default to the standard AWS
+    chain, `region` to the one in the URL's host name (a custom domain needs `region`). `sign` forces
+    signing on or off (None: decide by host); `service` the SigV4 service (None: decide by host).
     """
 
     def __init__(
@@ -168,6 +170,7 @@ class Client:
         format: StreamFormat = "sse",
         timeouts: Timeouts = Timeouts(),
         sign: bool | None = None,
+        service: str | None = None,
     ) -> None:
         if format not in DECODERS:
             raise ValueError(f"format must be one of {sorted(DECODERS)}, not {format!r}")
@@ -176,6 +179,7 @@ class Client:
         self.timeouts = timeouts
         self.signed = (not sigv4.is_local(url)) if sign is None else sign
         self.region = region or sigv4.region_from_url(url)
+        self.service = service or sigv4.service_for(url)  # lambda (function URL) | execute-api (API Gateway)
         if self.signed and not self.region:
             raise ValueError(f"cannot tell the region of {url}: pass region=")
         self._credentials = credentials
@@ -278,7 +282,9 @@ class Client:
         self._credentials = credentials
         if self.region is None:  # __init__ refuses a signed client without one
             raise sigv4.SigningError(f"no region to sign for {self.url}: pass region=")
-        return sigv4.sign("POST", self.url + QUERY_PATH, headers, body, sigv4.frozen(credentials), self.region)
+        return sigv4.sign(
+            "POST", self.url + QUERY_PATH, headers, body, sigv4.frozen(credentials), self.region, self.service
+        )
 
     def _events(self, response: httpx.Response, fmt: StreamFormat, started: float) -> Iterator[Event]:
         content_type = response.headers.get("content-type", "").split(";")[0].strip()

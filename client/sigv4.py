@@ -1,6 +1,11 @@
-"""SigV4 for Lambda function URLs (`AuthType: AWS_IAM`), done by botocore's own signer.
+"""SigV4 for the endpoint's two front doors, done by botocore's own signer.
 
-Function URLs check the signature of the `lambda` service in the function's region. A POST must
+Function URLs (`AuthType: AWS_IAM`) check the signature of the `lambda` service in the function's region;
+API Gateway methods with AuthorizationType AWS_IAM check the `execute-api` service's
+(https://docs.aws.amazon.com/apigateway/latest/developerguide/api-gateway-control-access-using-iam-policies-to-invoke-api.html).
+`service_for` picks it from the URL: a function URL host signs for `lambda`, anything else (an
+execute-api host, or a custom domain, which only the API Gateway front door has) for `execute-api`.
+A custom domain names no region: pass it (`--region`). A POST must
 also carry `x-amz-content-sha256` (the hex SHA-256 of the body) and have it signed, so the body
 that is sent is exactly the body that was signed. Nothing here signs by hand: `SigV4Auth` on an
 `AWSRequest` computes the headers, and the caller sends them unchanged.
@@ -17,7 +22,8 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials, ReadOnlyCredentials
 
-SERVICE = "lambda"
+SERVICE = "lambda"  # function URLs
+API_SERVICE = "execute-api"  # API Gateway (execute-api host or custom domain)
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 # https://<url-id>.lambda-url.<region>.on.aws/ (docs.aws.amazon.com/lambda/latest/dg/urls-invocation.html)
 _FUNCTION_URL_HOST = re.compile(r"^[a-z0-9]+\.lambda-url\.(?P<region>[a-z0-9-]+)\.on\.aws$")
@@ -32,10 +38,28 @@ def is_local(url: str) -> bool:
     return (urlsplit(url).hostname or "") in LOCAL_HOSTS
 
 
+# https://<api-id>.execute-api.<region>.amazonaws.com/<stage>/ (API Gateway developer guide, how-to-call-api);
+# private APIs also answer at https://<api-id>-<vpce-id>.execute-api.<region>.vpce.amazonaws.com/<stage>/.
+_API_HOST = re.compile(r"^[a-z0-9-]+\.execute-api\.(?P<region>[a-z0-9-]+)\.(vpce\.)?amazonaws\.com(\.cn)?$")
+
+
 def region_from_url(url: str) -> str | None:
-    """The region of a function URL (`...lambda-url.<region>.on.aws`), None for any other host."""
-    match = _FUNCTION_URL_HOST.match(urlsplit(url).hostname or "")
+    """The region of a function URL or execute-api URL, None for any other host (a custom domain)."""
+    host = urlsplit(url).hostname or ""
+    match = _FUNCTION_URL_HOST.match(host) or _API_HOST.match(host)
     return match.group("region") if match else None
+
+
+def is_function_url(url: str) -> bool:
+    return bool(_FUNCTION_URL_HOST.match(urlsplit(url).hostname or ""))
+
+
+def service_for(url: str) -> str:
+    """`lambda` for a function URL, `execute-api` for every other signed host (execute-api or a custom domain).
+
+    A loopback URL is signed only when a caller forces it (tests against a local capture server): as a
+    function URL, unless the caller names the service."""
+    return SERVICE if is_function_url(url) or is_local(url) else API_SERVICE
 
 
 def payload_hash(body: bytes) -> str:
@@ -49,16 +73,18 @@ def sign(
     body: bytes,
     credentials: Credentials | ReadOnlyCredentials,
     region: str,
+    service: str | None = None,
 ) -> dict[str, str]:
     """`headers` plus the SigV4 headers (Authorization, X-Amz-Date, X-Amz-Content-SHA256 and,
     for temporary credentials, X-Amz-Security-Token). Every header passed in is signed, so send
     all of them with exactly these values; the Host header is derived from `url`, as HTTP clients do.
+    `service` defaults to `service_for(url)`.
     """
     if credentials is None:
         raise SigningError("no AWS credentials to sign with")
     signed_headers = {**headers, "X-Amz-Content-SHA256": payload_hash(body)}
     request = AWSRequest(method=method, url=url, data=body, headers=signed_headers)
-    SigV4Auth(credentials, SERVICE, region).add_auth(request)
+    SigV4Auth(credentials, service or service_for(url), region).add_auth(request)
     return dict(request.headers.items())
 
 

@@ -157,6 +157,22 @@ IAM_ROLE = ArnKind(
     source="botocore bedrock RoleArn",
 )
 
+ACM_CERTIFICATE = ArnKind(
+    what="an ACM certificate ARN",
+    service="acm",
+    forms=(ArnForm(r"certificate/[0-9a-f-]{36}", "certificate/<certificate id>"),),
+    example="arn:aws:acm:us-west-2:123456789012:certificate/11111111-2222-3333-4444-555555555555",
+    source="botocore acm CertificateArn; cfn-lint AWS::ApiGateway::DomainName RegionalCertificateArn",
+)
+WAF_REGIONAL_WEB_ACL = ArnKind(
+    what="a REGIONAL WAFv2 web ACL ARN",
+    service="wafv2",
+    forms=(ArnForm(r"regional/webacl/[A-Za-z0-9_-]{1,128}/[0-9a-f-]{36}", "regional/webacl/<name>/<id>"),),
+    example="arn:aws:wafv2:us-west-2:123456789012:regional/webacl/akb/11111111-2222-3333-4444-555555555555",
+    source="botocore wafv2 ResourceArn (AssociateWebACL WebACLArn); scope REGIONAL for API Gateway stages",
+    mistakes=((r"global/.*", "a CLOUDFRONT (global) web ACL cannot protect a REGIONAL API: use scope REGIONAL"),),
+)
+
 # Each alias keeps its kind in the metadata (schema walkers find it) and validates with it.
 KmsKeyArn = Annotated[str, KMS_KEY, AfterValidator(KMS_KEY.check)]
 SecretArn = Annotated[str, SECRET, AfterValidator(SECRET.check)]
@@ -165,8 +181,20 @@ BedrockModelArn = Annotated[str, BEDROCK_MODEL, AfterValidator(BEDROCK_MODEL.che
 EmbeddingModelArn = Annotated[str, EMBEDDING_MODEL, AfterValidator(EMBEDDING_MODEL.check)]
 IamPrincipalArn = Annotated[str, IAM_PRINCIPAL, AfterValidator(IAM_PRINCIPAL.check)]
 IamRoleArn = Annotated[str, IAM_ROLE, AfterValidator(IAM_ROLE.check)]
+AcmCertificateArn = Annotated[str, ACM_CERTIFICATE, AfterValidator(ACM_CERTIFICATE.check)]
+WafRegionalWebAclArn = Annotated[str, WAF_REGIONAL_WEB_ACL, AfterValidator(WAF_REGIONAL_WEB_ACL.check)]
 
-ARN_KINDS = (KMS_KEY, SECRET, S3_BUCKET, BEDROCK_MODEL, EMBEDDING_MODEL, IAM_PRINCIPAL, IAM_ROLE)
+ARN_KINDS = (
+    KMS_KEY,
+    SECRET,
+    S3_BUCKET,
+    BEDROCK_MODEL,
+    EMBEDDING_MODEL,
+    IAM_PRINCIPAL,
+    IAM_ROLE,
+    ACM_CERTIFICATE,
+    WAF_REGIONAL_WEB_ACL,
+)
 
 
 def arn_account(arn: str) -> str:

@@ -9,6 +9,7 @@ from pydantic import AfterValidator, Field, model_validator
 from schema.alarm_config import DEFAULT_BEDROCK_QUOTA_PER_MINUTE, Alarms
 from schema.arn_types import BedrockModelArn, KmsKeyArn
 from schema.common import AccountId, Name, Region, StrictModel, unique
+from schema.front_door import FrontDoorFields
 
 # CloudWatch Logs accepts only these retention periods (AWS::Logs::LogGroup RetentionInDays).
 LOG_RETENTION_DAYS = (
@@ -109,8 +110,8 @@ def _check_model_arn(kind: str | None, model_arn: str | None) -> None:
         raise ValueError(f"model_arn is only used with type CUSTOM; remove it or set type: CUSTOM (got {kind})")
 
 
-class EndpointSettings(StrictModel):
-    """The streaming endpoint function (one per tenant)."""
+class EndpointSettings(FrontDoorFields):
+    """The streaming endpoint function (one per tenant) and its front door (schema/front_door.py)."""
 
     memory_mb: int = Field(1024, ge=128, le=10240, description="Function memory in MB.")
     timeout_seconds: int = Field(

@@ -14,6 +14,7 @@ from schema.arn_types import arn_account
 from schema.common import NAME_PATTERN
 from schema.config_errors import ConfigError, Problem, problems_from_validation
 from schema.environment import Environment
+from schema.front_door_checks import front_door_file_problems
 from schema.tenant import Tenant
 
 DEFAULT_CONFIG_DIR = Path("config")
@@ -151,6 +152,7 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
             tenants[name] = tenant
             if environment is not None:  # the account rules need a valid environment
                 problems.extend(_reader_account_problems(tenant_file, environment, tenant))
+                problems.extend(front_door_file_problems(env_file, tenant_file, environment, tenant))
     problems.extend(_misnamed_tenant_files(tenants_dir))
     problems.extend(_shared_buckets(tenants, tenants_dir))
     if problems or environment is None:

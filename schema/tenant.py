@@ -15,6 +15,7 @@ from schema.arn_types import IamPrincipalArn, IamRoleArn
 from schema.cache_config import Cache
 from schema.common import NonBlank, StrictModel, unique
 from schema.cost_tags import CostCenter
+from schema.front_door import TenantEndpoint
 from schema.gateway_config import McpGateway, check_gateway_identity
 from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
@@ -183,6 +184,10 @@ class Tenant(StrictModel):
     cache: Cache | None = Field(None, description="The result cache (docs/cache.md); off unless this block is set.")
     memory: Memory | None = Field(
         None, description="Conversations with AgentCore Memory (docs/conversations.md); off unless this block is set."
+    )
+    endpoint: TenantEndpoint | None = Field(
+        None,
+        description="Overrides of the environment's front door fields (docs/front-door.md); unset: the environment's.",
     )
     knowledge_base_access: KnowledgeBaseAccess = Field(
         default_factory=KnowledgeBaseAccess,

@@ -82,18 +82,7 @@ class TenantStack(cdk.Stack):
         )
         self.memory = self._build_memory()
         # The endpoint, below the knowledge it serves: its role reaches these resources and no others.
-        self.endpoint = StreamingEndpoint(
-            self,
-            "Endpoint",
-            project=project,
-            tenant_name=tenant_name,
-            knowledge_bases=[kb.ref for kb in self.knowledge_bases.values()],
-            guardrail=self.guardrail.ref if self.guardrail else None,
-            retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
-            log_group=self.endpoint_log_group,
-            cache_table=self.cache_table,
-            memory=self.memory,
-        )
+        self.endpoint = self._build_endpoint()
         # Opt-in: the same knowledge as MCP tools behind an AgentCore Gateway, with the endpoint's
         # identity rules in its interceptor (docs/agents.md). Its role reads the knowledge bases too.
         self.gateway = self._build_gateway() if self.tenant.gateway else None
@@ -107,6 +96,20 @@ class TenantStack(cdk.Stack):
             AgentObservability(
                 self, "AgentObservability", agent=self.agent, name=self._prefix, topic=platform.alarms.topic
             )
+
+    def _build_endpoint(self) -> StreamingEndpoint:
+        return StreamingEndpoint(
+            self,
+            "Endpoint",
+            project=self.project,
+            tenant_name=self.tenant_name,
+            knowledge_bases=[kb.ref for kb in self.knowledge_bases.values()],
+            guardrail=self.guardrail.ref if self.guardrail else None,
+            retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
+            log_group=self.endpoint_log_group,
+            cache_table=self.cache_table,
+            memory=self.memory,
+        )
 
     def _build_memory(self) -> ConversationMemory | None:
         """The tenant's AgentCore Memory, when its config turns conversations on (docs/conversations.md)."""

@@ -42,7 +42,11 @@ def _filter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
 
 @click.command()
 @click.argument("question")
-@click.option("--url", help="The endpoint's URL (a function URL is signed with your AWS credentials).")
+@click.option(
+    "--url",
+    help="The endpoint's URL: a function URL (signed for lambda) or the API's URL, execute-api or a custom "
+    "domain (signed for execute-api; a custom domain needs --region).",
+)
 @click.option("--tenant", help="Resolve the URL of this tenant's deployed endpoint from SSM (with --env).")
 @env_option
 @config_option
@@ -106,18 +110,10 @@ def command(
     agent_session_id: str | None,
 ) -> None:
     """Ask QUESTION; show the planner's steps live, then the answer and its sources."""
-    if sum(bool(choice) for choice in (url, tenant, use_local)) != 1:
-        raise click.UsageError("choose the endpoint with exactly one of --url, --env/--tenant or --local")
-    if as_json and quiet:
-        raise click.UsageError("--json and --quiet are alternatives: pick one")
-    if not question.strip():
-        raise click.UsageError("the question is empty")
+    _check_choices(question, url, tenant, use_local, as_json, quiet)
     if use_agent or agent_session_id:
-        ctx.exit(
-            _ask_agent(
-                ctx, question, url, tenant, env_name, config_dir, use_local, agent_session_id, user_id, as_json, quiet
-            )
-        )
+        agent_args = (question, url, tenant, env_name, config_dir, use_local, agent_session_id, user_id, as_json, quiet)
+        ctx.exit(_ask_agent(ctx, *agent_args))
     session_id = _session(session_id, new_session, no_save)
     url, region = _target(ctx, url, tenant, env_name, config_dir, use_local, region)
 
@@ -146,6 +142,18 @@ def command(
                 break
             code = _run(client, question, options, as_json, quiet)
         ctx.exit(code)
+
+
+def _check_choices(
+    question: str, url: str | None, tenant: str | None, use_local: bool, as_json: bool, quiet: bool
+) -> None:
+    """Usage errors that need no config: one endpoint choice, one output mode, a question."""
+    if sum(bool(choice) for choice in (url, tenant, use_local)) != 1:
+        raise click.UsageError("choose the endpoint with exactly one of --url, --env/--tenant or --local")
+    if as_json and quiet:
+        raise click.UsageError("--json and --quiet are alternatives: pick one")
+    if not question.strip():
+        raise click.UsageError("the question is empty")
 
 
 def _session(session_id: str | None, new_session: bool, no_save: bool) -> str | None:

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import click
 
-from client.doctor import access_checks, account_checks, log_key_checks, tenant_checks
+from client.doctor import access_checks, account_checks, log_key_checks, tenant_checks, vpc_checks
 from client.doctor.checkup import (
     Checkup,
     ClientFactory,
@@ -40,6 +40,7 @@ TENANT_CHECKS = (
     (tenant_checks.STACK, tenant_checks.check_tenant_stack),
     (tenant_checks.INSTRUCTION, tenant_checks.check_retrieval_instruction),
     (tenant_checks.INGESTION, tenant_checks.check_ingestion),
+    (vpc_checks.VPC, vpc_checks.check_vpc_endpoints),
 )
 
 

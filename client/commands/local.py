@@ -14,21 +14,30 @@ import sys
 import time
 from pathlib import Path
 from types import FrameType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from client.local_processes import stop, wait_ready
 from client.options import config_option, env_option, load_or_exit
 
+if TYPE_CHECKING:
+    from schema.agent_config import Agent
+
 REPO = Path(__file__).resolve().parents[2]
 RUN_SH = REPO / "lambdas" / "run.sh"
 
 
 def endpoint_environment(
-    settings_json: str, port: int, emulator_env: dict[str, str], caller_arn: str, cache_path: Path | None = None
+    settings_json: str,
+    port: int,
+    emulator_env: dict[str, str],
+    caller_arn: str,
+    cache_path: Path | None = None,
+    front_door: str = "function_url",
 ) -> dict[str, str]:
-    """The child's environment: tenant settings, local mode, the emulator, dummy credentials, the cache file."""
+    """The child's environment: tenant settings, local mode, the emulator, dummy credentials, the cache file,
+    and (front_door api_gateway) the local stand-in for API Gateway (lambdas/endpoint/local_front_door.py)."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("AWS_", "AKB_"))}
     env.update(emulator_env)  # AWS_ENDPOINT_URL_BEDROCK_AGENT_RUNTIME + dummy keys
     env.update(
@@ -47,6 +56,10 @@ def endpoint_environment(
     )
     if cache_path is not None:
         env["AKB_CACHE_PATH"] = str(cache_path)  # the tenant's result cache (cache/setup.py)
+    if front_door == "api_gateway":
+        # Every request gets an API-Gateway-shaped context, the only shape the endpoint then accepts.
+        env["AKB_LOCAL_FRONT_DOOR"] = "api_gateway"
+        env["AKB_REQUEST_CONTEXTS"] = "api_gateway"
     return env
 
 
@@ -74,6 +87,14 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     type=click.FloatRange(0, 60_000),
     help="The emulator's pause between events (makes the streaming visible).",
 )
+@click.option(
+    "--front-door",
+    type=click.Choice(["function_url", "api_gateway"]),
+    default="function_url",
+    show_default=True,
+    help="api_gateway: every request reaches the endpoint with an API Gateway REST request context naming "
+    "--caller-arn (the identity path of that front door, end to end; docs/front-door.md).",
+)
 def command(
     tenant: str | None,
     env_name: str,
@@ -82,6 +103,7 @@ def command(
     emulator_port: int,
     caller_arn: str | None,
     delay_ms: float,
+    front_door: str,
 ) -> None:
     """Run the emulator and the tenant's endpoint locally (127.0.0.1 only) until Ctrl-C."""
     from client.cache_admin import local_cache_path
@@ -108,25 +130,18 @@ def command(
         url = f"http://127.0.0.1:{port}"
         cache_path = local_cache_path(env_name, tenant_name) if settings.cache is not None else None
         child = subprocess.Popen(
-            [str(RUN_SH)], env=endpoint_environment(settings.to_json(), port, emulator.env, caller_arn, cache_path)
+            [str(RUN_SH)],
+            env=endpoint_environment(
+                settings.to_json(), port, emulator.env, caller_arn, cache_path, front_door=front_door
+            ),
         )
         if not wait_ready(url, child):
             click.echo(f"the endpoint did not become ready on {url} (is the port free?)", err=True)
             raise SystemExit(1)
+        if front_door == "api_gateway":
+            click.echo("Front door        api_gateway (API Gateway REST request context; a client-sent one is refused)")
         _banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path)
-        with contextlib.ExitStack() as agent_scope:
-            agent = project.tenants[tenant_name].agent
-            if agent is not None:  # the tenant's Bedrock agent, on the emulator (docs/agents.md)
-                from client.local_agent import local_agent
-
-                agent_scope.enter_context(
-                    local_agent(url, emulator.url, tenant_name, settings, agent.response_max_bytes)
-                )
-                click.echo(
-                    f"Agent             AKB_LOCAL_URL={url} akb ask --agent --local 'How do I rotate an API key?'"
-                )
-            while child.poll() is None:
-                time.sleep(0.2)
+        _serve_until_exit(child, project.tenants[tenant_name].agent, url, emulator.url, tenant_name, settings)
         click.echo(f"the endpoint exited with status {child.returncode}", err=True)
         raise SystemExit(1)
     except KeyboardInterrupt:
@@ -135,6 +150,21 @@ def command(
         if child is not None:
             stop(child)
         emulator.stop()
+
+
+def _serve_until_exit(
+    child: subprocess.Popen, agent: Agent | None, url: str, emulator_url: str, tenant_name: str, settings: Any
+) -> None:
+    """Until the endpoint exits (or Ctrl-C): with the tenant's Bedrock agent registered on the
+    emulator when it has one (docs/agents.md)."""
+    with contextlib.ExitStack() as agent_scope:
+        if agent is not None:
+            from client.local_agent import local_agent
+
+            agent_scope.enter_context(local_agent(url, emulator_url, tenant_name, settings, agent.response_max_bytes))
+            click.echo(f"Agent             AKB_LOCAL_URL={url} akb ask --agent --local 'How do I rotate an API key?'")
+        while child.poll() is None:
+            time.sleep(0.2)
 
 
 def _banner(

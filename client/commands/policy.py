@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from client.front_door_review import front_door_review
 from client.options import config_option, env_option, load_or_exit
 
 if TYPE_CHECKING:
@@ -78,8 +79,7 @@ def review(project: Project, tenant_name: str) -> dict[str, Any]:
     from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
     from policies.invoker import invoker_policy, url_permissions
 
-    environment = project.environment
-    tenant = project.tenants[tenant_name]
+    environment, tenant = project.environment, project.tenants[tenant_name]
     partition, region = partition_for(environment.region), environment.region
     account = environment.account or "<account>"
 
@@ -126,6 +126,7 @@ def review(project: Project, tenant_name: str) -> dict[str, Any]:
         ),
         **_log_key_review(environment, log_group_arn),
         **({"mcp_gateway": _gateway(project, tenant_name, tenant.gateway, arn)} if tenant.gateway else {}),
+        **front_door_review(project, tenant_name, partition, region, account),  # client/front_door_review.py
     }
 
 

@@ -23,4 +23,6 @@ READ_ONLY_ACTIONS: dict[str, str] = {
     "bedrock:GetRetrievalInstruction": "the retrieval instruction's review status",
     "bedrock:ListIngestionJobs": "each data source's last ingestion job",
     "kms:GetKeyPolicy": "the key policy of log_kms_key_arn (CloudWatch Logs must be allowed to use the key)",
+    "ec2:DescribeSubnets": "the VPC of a tenant's endpoint.vpc.subnet_ids",
+    "ec2:DescribeVpcEndpoints": "the VPC endpoints of that VPC (bedrock-agent-runtime, logs, sts, ...)",
 }

@@ -8,6 +8,7 @@ AKB_LOCAL_CALLER_ARN: identity.py). Tests and `akb local` build their own with `
 from __future__ import annotations
 
 import os
+from typing import Any
 
 from starlette.applications import Starlette
 from starlette.exceptions import HTTPException
@@ -17,10 +18,12 @@ from starlette.routing import Route
 
 from lambdas.endpoint import identity
 from lambdas.endpoint.api_errors import internal_api_error
-from lambdas.endpoint.cache.setup import cache_from_environment
+from lambdas.endpoint.local_front_door import ENV_VAR as LOCAL_FRONT_DOOR_ENV
+from lambdas.endpoint.local_front_door import LocalApiGateway
 from lambdas.endpoint.logs import logger
 from lambdas.endpoint.query import Service, handle_query
 from lambdas.endpoint.settings import TenantSettings
+from lambdas.endpoint.snapstart import add_snapstart_hooks
 from lambdas.endpoint.upstream import shared_client
 
 _HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
@@ -66,10 +69,35 @@ def service_from_environment() -> Service:
         settings=settings,
         local_mode=identity.local_mode_enabled(os.environ),  # refuses to run inside Lambda
         local_caller_arn=os.environ.get(identity.LOCAL_CALLER_ENV) or None,
-        cache=cache_from_environment(settings, os.environ, shared_client),  # AKB_CACHE_TABLE | AKB_CACHE_PATH
+        request_contexts=identity.request_contexts_from(os.environ),  # AKB_REQUEST_CONTEXTS (front doors)
+        cache=_cache(settings),  # AKB_CACHE_TABLE | AKB_CACHE_PATH
     )
 
 
-def app_from_environment() -> Starlette:
-    """uvicorn's --factory entry: the service configured by the function's environment."""
-    return create_app(service_from_environment())
+def _cache(settings: TenantSettings) -> Any:
+    """The tenant's result cache, or None; its modules (sqlite3, keys, ACL re-check) load only when it has one."""
+    if settings.cache is None:
+        return None
+    from lambdas.endpoint.cache.setup import cache_from_environment
+
+    return cache_from_environment(settings, os.environ, shared_client)
+
+
+def app_from_environment() -> Any:
+    """uvicorn's --factory entry: the service configured by the function's environment.
+
+    Under `akb local --front-door api_gateway` (local mode only) the app sits behind the local stand-in
+    for API Gateway + the adapter (local_front_door.py); SnapStart hooks exist only where the stack
+    configured them (snapstart.py)."""
+    service = service_from_environment()
+    app = create_app(service)
+    add_snapstart_hooks(app, os.environ)
+    front_door = os.environ.get(LOCAL_FRONT_DOOR_ENV)
+    if not front_door:
+        return app
+    if not service.local_mode or front_door != identity.API_GATEWAY:
+        raise RuntimeError(
+            f"{LOCAL_FRONT_DOOR_ENV}={front_door!r}: the local front door is `api_gateway`, and only with "
+            f"{identity.LOCAL_MODE_ENV}=1 (akb local)"
+        )
+    return LocalApiGateway(app, service.local_caller_arn or identity.LOCAL_DEFAULT_CALLER)

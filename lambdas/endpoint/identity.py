@@ -22,6 +22,12 @@ ever an identity somebody vouches for; a caller never gets a user identity it ch
   front end that sent no `userId`) is refused with 403 `user_identity_unverified`: for a tenant
   whose documents carry ACLs, no identity means no request, never a guessed one.
 
+Two front doors put the caller in two shapes of request context (docs/front-door.md): a function URL's
+`authorizer.iam.userArn` (API Gateway HTTP API payload 2.0 shape) and an API Gateway REST API's
+`identity.userArn` (AWS_IAM methods; the adapter serialises lambda_http's ApiGatewayProxyRequestContext).
+The endpoint accepts only the shapes of the front doors its stack created (`AKB_REQUEST_CONTEXTS`,
+default `function_url`): a context of the other shape names no caller (401).
+
 Local mode (`AKB_LOCAL_MODE=1`, set only by `akb local` and tests) accepts a missing header and
 uses `AKB_LOCAL_CALLER_ARN` as the caller; a request may still send its own header to act as
 somebody else. Outside local mode a request without a verified caller gets 401.
@@ -43,6 +49,11 @@ LOCAL_MODE_ENV = "AKB_LOCAL_MODE"
 LOCAL_CALLER_ENV = "AKB_LOCAL_CALLER_ARN"
 LOCAL_DEFAULT_CALLER = "arn:aws:sts::000000000000:assumed-role/akb-local/developer"
 USER_CONTEXT_MODES = ("none", "caller", "trusted")
+FUNCTION_URL = "function_url"
+API_GATEWAY = "api_gateway"
+REQUEST_CONTEXTS = (FUNCTION_URL, API_GATEWAY)
+REQUEST_CONTEXTS_ENV = "AKB_REQUEST_CONTEXTS"  # comma-separated; set by the stack only for API Gateway
+DEFAULT_REQUEST_CONTEXTS: tuple[str, ...] = (FUNCTION_URL,)
 
 LAMBDA_MARKER_ENV = "AWS_LAMBDA_FUNCTION_NAME"  # set by the Lambda runtime in every function
 
@@ -108,7 +119,37 @@ def caller_from_arn(arn: str, request_id: str | None = None) -> Caller:
     return Caller(arn, match.group("account"), normalize_principal(arn), name, request_id, kind)
 
 
-def parse_context(raw: str) -> tuple[str | None, str | None]:
+def request_contexts_from(environ: Mapping[str, str]) -> tuple[str, ...]:
+    """The context shapes this function accepts; RuntimeError for a value the stack never writes (fail closed)."""
+    raw = environ.get(REQUEST_CONTEXTS_ENV, "")
+    kinds = tuple(kind.strip() for kind in raw.split(",") if kind.strip()) or DEFAULT_REQUEST_CONTEXTS
+    unknown = [kind for kind in kinds if kind not in REQUEST_CONTEXTS]
+    if unknown:
+        raise RuntimeError(f"{REQUEST_CONTEXTS_ENV} names {', '.join(unknown)}; allowed: {', '.join(REQUEST_CONTEXTS)}")
+    return kinds
+
+
+def _context_arn(context: dict, request_contexts: Iterable[str]) -> str | None:
+    """The caller ARN of one context, read only in the shapes this function's front doors produce.
+
+    An API Gateway REST context carries `identity` (and no `authorizer.iam`); a function URL's carries
+    `authorizer.iam` (and no `identity`): a context is read in the one shape its keys say it has."""
+    if "identity" in context:
+        if API_GATEWAY not in request_contexts:
+            return None
+        holder = context.get("identity")
+    else:
+        if FUNCTION_URL not in request_contexts:
+            return None
+        authorizer = context.get("authorizer")
+        holder = authorizer.get("iam") if isinstance(authorizer, dict) else None
+    arn = holder.get("userArn") if isinstance(holder, dict) else None
+    return arn if isinstance(arn, str) and arn else None
+
+
+def parse_context(
+    raw: str, request_contexts: Iterable[str] = DEFAULT_REQUEST_CONTEXTS
+) -> tuple[str | None, str | None]:
     """(userArn, requestId) from the header's JSON; (None, ...) when it names no IAM caller."""
     try:
         context = json.loads(raw)
@@ -117,10 +158,7 @@ def parse_context(raw: str) -> tuple[str | None, str | None]:
     if not isinstance(context, dict):
         return None, None
     request_id = context.get("requestId") if isinstance(context.get("requestId"), str) else None
-    authorizer = context.get("authorizer")
-    iam = authorizer.get("iam") if isinstance(authorizer, dict) else None
-    arn = iam.get("userArn") if isinstance(iam, dict) else None
-    return (arn if isinstance(arn, str) and arn else None), request_id
+    return _context_arn(context, tuple(request_contexts)), request_id
 
 
 def context_header_values(raw_headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
@@ -143,10 +181,13 @@ def single_context_header(raw_headers: Iterable[tuple[bytes, bytes]]) -> str | N
 
 
 def caller_from_raw_headers(
-    raw_headers: Iterable[tuple[bytes, bytes]], local_mode: bool, local_caller_arn: str | None = None
+    raw_headers: Iterable[tuple[bytes, bytes]],
+    local_mode: bool,
+    local_caller_arn: str | None = None,
+    request_contexts: Iterable[str] = DEFAULT_REQUEST_CONTEXTS,
 ) -> Caller:
     """The verified caller of a request (ASGI raw headers), or ApiError 401."""
-    return caller_from_context(single_context_header(raw_headers), local_mode, local_caller_arn)
+    return caller_from_context(single_context_header(raw_headers), local_mode, local_caller_arn, request_contexts)
 
 
 def caller_from_headers(headers: Mapping[str, str], local_mode: bool, local_caller_arn: str | None = None) -> Caller:
@@ -154,15 +195,21 @@ def caller_from_headers(headers: Mapping[str, str], local_mode: bool, local_call
     return caller_from_context(headers.get(CONTEXT_HEADER), local_mode, local_caller_arn)
 
 
-def caller_from_context(raw: str | None, local_mode: bool, local_caller_arn: str | None = None) -> Caller:
-    arn, request_id = parse_context(raw) if raw else (None, None)
+def caller_from_context(
+    raw: str | None,
+    local_mode: bool,
+    local_caller_arn: str | None = None,
+    request_contexts: Iterable[str] = DEFAULT_REQUEST_CONTEXTS,
+) -> Caller:
+    arn, request_id = parse_context(raw, request_contexts) if raw else (None, None)
     if arn is None and local_mode and raw is None:
         arn = local_caller_arn or LOCAL_DEFAULT_CALLER
     if arn is None:
         raise ApiError(
             401,
             "unauthenticated",
-            "no verified caller: call the endpoint through its AWS_IAM function URL with a SigV4-signed request",
+            "no verified caller: call the endpoint through its AWS_IAM front door (function URL or API) with a "
+            "SigV4-signed request",
         )
     return caller_from_arn(arn, request_id)
 

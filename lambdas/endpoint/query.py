@@ -12,7 +12,7 @@ import time
 import uuid
 from collections.abc import AsyncIterator, Callable
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
@@ -22,9 +22,7 @@ from lambdas.endpoint import api_errors as errors
 from lambdas.endpoint import conversation, identity, modes
 from lambdas.endpoint import log_fields as lf
 from lambdas.endpoint import request_metrics as metrics
-from lambdas.endpoint.cache import cache_metrics, replay
-from lambdas.endpoint.cache.entry import EntryRecorder
-from lambdas.endpoint.cache.result_cache import Decision, ResultCache
+from lambdas.endpoint.cache import cache_metrics
 from lambdas.endpoint.encoding import Encoder, encoder_for
 from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, MemoryUse, TraceEvent, event_to_dict
 from lambdas.endpoint.logs import RequestLog
@@ -35,6 +33,9 @@ from lambdas.endpoint.settings import TenantSettings
 from lambdas.endpoint.stop_reason import StopReasonObserver
 from lambdas.endpoint.translate import RunStats, Translator
 from lambdas.endpoint.upstream import shared_client
+
+if TYPE_CHECKING:  # the cache's modules load only for tenants with a cache (cold start: bench/RESULTS.md)
+    from lambdas.endpoint.cache.result_cache import Decision, ResultCache
 
 REQUEST_ID_HEADER = "x-request-id"
 _MAX_REQUEST_ID_CHARS = 128
@@ -47,6 +48,8 @@ class Service:
     settings: TenantSettings
     local_mode: bool = False
     local_caller_arn: str | None = None
+    # The request-context shapes of this function's front doors (identity.py; AKB_REQUEST_CONTEXTS).
+    request_contexts: tuple[str, ...] = identity.DEFAULT_REQUEST_CONTEXTS
     client_factory: Callable[[], Any] = shared_client
     write_metrics: Callable[[str], None] = metrics.write_stdout
     backoff: Backoff = field(default_factory=Backoff)
@@ -67,7 +70,7 @@ def correlation_id(request: Request) -> str:
     A request carrying the context header more than once is refused by identity.py; until then its
     (untrusted) context names no request id."""
     contexts = identity.context_header_values(request.scope.get("headers", []))
-    request_id = identity.parse_context(contexts[0])[1] if len(contexts) == 1 else None
+    request_id = identity.parse_context(contexts[0], ())[1] if len(contexts) == 1 else None
     given = request.headers.get(REQUEST_ID_HEADER, "")
     if not request_id and given and len(given) <= _MAX_REQUEST_ID_CHARS and given.isprintable():
         request_id = given
@@ -163,7 +166,7 @@ class QueryRun:
         self.relay: Relay | None = None
         self.stop = StopReasonObserver(query.max_agent_iteration)
         self.cache = cache
-        self.recorder = EntryRecorder() if cache is not None and cache.outcome == "miss" else None
+        self.recorder = _recorder() if cache is not None and cache.outcome == "miss" else None
 
     @property
     def stats(self) -> RunStats:
@@ -361,6 +364,12 @@ class QueryRun:
         cache_metrics.emit(tenant, self.cid, self.cache, duration, self.service.write_metrics)
 
 
+def _recorder() -> Any:
+    from lambdas.endpoint.cache.entry import EntryRecorder  # only tenants with a cache get here
+
+    return EntryRecorder()
+
+
 async def _cache_lookup(service: Service, query: Query, user_id: str | None, log: RequestLog) -> Decision | None:
     """The cache's decision for this request (None: the tenant has no cache), off the event loop."""
     if service.cache is None:
@@ -404,6 +413,8 @@ def _serve_hit(
     service: Service, request: Request, decision: Decision, log: RequestLog, cid: str, started: float
 ) -> Response:
     """The same event contract as a run, from the stored entry (cache/replay.py)."""
+    from lambdas.endpoint.cache import replay  # only tenants with a cache get here
+
     encoder = encoder_for(request.headers.get("accept"))
     return EventStreamResponse(
         replay.hit_events(service.settings.tenant, service.write_metrics, decision, log, cid, started, encoder),
@@ -442,7 +453,9 @@ async def _accept(
     """Caller, body, query, end user and memory binding, or ApiError; None: the client hung up mid-body."""
     settings = service.settings
     # Raw ASGI headers: a repeated x-amzn-request-context is refused, never resolved to its first copy.
-    caller = identity.caller_from_raw_headers(request.scope["headers"], service.local_mode, service.local_caller_arn)
+    caller = identity.caller_from_raw_headers(
+        request.scope["headers"], service.local_mode, service.local_caller_arn, service.request_contexts
+    )
     log.bind(**{lf.CALLER: caller.arn})
     check_content_type(request.headers.get("content-type"))
     body = await _read_body(request, settings.max_body_bytes, service.body_timeout_seconds)

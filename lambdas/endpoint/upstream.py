@@ -55,6 +55,15 @@ def shared_client() -> Any:
     return _client
 
 
+def reset_shared_client() -> int:
+    """Forgets the process's client (SnapStart: snapstart.py); returns 1 if there was one. Its pool closes
+    when the last request using it ends."""
+    global _client
+    with _lock:
+        had, _client = _client is not None, None
+    return int(had)
+
+
 def _socket_of(raw: Any) -> socket.socket | None:
     """The socket under a urllib3 response, found through the attributes urllib3 2.x and http.client keep."""
     connection = getattr(raw, "_connection", None)

@@ -194,6 +194,10 @@ def test_every_field_named_like_an_arn_has_an_arn_type():
 
 
 # How to put a value into each ARN field of the example config; the walker must find exactly these.
+def _domain(certificate_arn: str) -> dict:
+    return {"domain_name": "search.example.com", "certificate_arn": certificate_arn}
+
+
 def _set_tenant(name: str, setter):
     return ("tenants", name, setter)
 
@@ -242,6 +246,22 @@ FIELD_SETTERS = {
     "Tenant.knowledge_base_access.cross_account_readers": (
         _set_tenant("acme", lambda t, v: t.update(knowledge_base_access={"cross_account_readers": [v]})),
         "knowledge_base_access.cross_account_readers[0]",
+    ),
+    "Environment.endpoint.api_gateway.custom_domain.certificate_arn": (
+        ("environments", "dev", lambda e, v: e["endpoint"].update(api_gateway={"custom_domain": _domain(v)})),
+        "endpoint.api_gateway.custom_domain.certificate_arn",
+    ),
+    "Environment.endpoint.api_gateway.web_acl_arn": (
+        ("environments", "dev", lambda e, v: e["endpoint"].update(api_gateway={"web_acl_arn": v})),
+        "endpoint.api_gateway.web_acl_arn",
+    ),
+    "Tenant.endpoint.api_gateway.custom_domain.certificate_arn": (
+        _set_tenant("acme", lambda t, v: t.update(endpoint={"api_gateway": {"custom_domain": _domain(v)}})),
+        "endpoint.api_gateway.custom_domain.certificate_arn",
+    ),
+    "Tenant.endpoint.api_gateway.web_acl_arn": (
+        _set_tenant("acme", lambda t, v: t.update(endpoint={"api_gateway": {"web_acl_arn": v}})),
+        "endpoint.api_gateway.web_acl_arn",
     ),
     "Tenant.knowledge_base_access.break_glass_roles": (
         _set_tenant("acme", lambda t, v: t.update(knowledge_base_access={"break_glass_roles": [v]})),

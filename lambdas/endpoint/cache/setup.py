@@ -32,10 +32,22 @@ AGENT_CLIENT_CONFIG = {
 }
 
 
+_MADE: list[list[Any]] = []  # every lazy_client's slot, so SnapStart can forget them (snapstart.py)
+
+
+def forget_lazy_clients() -> int:
+    """Empties every lazy client's slot (the next call creates a new client); returns how many were made."""
+    dropped = sum(len(made) for made in _MADE)
+    for made in _MADE:
+        made.clear()
+    return dropped
+
+
 def lazy_client(service: str, config: Mapping[str, Any]) -> Callable[[], Any]:
     """A factory that creates one boto3 client of `service` on first call and returns it after."""
     lock = threading.Lock()
     made: list[Any] = []
+    _MADE.append(made)
 
     def factory() -> Any:
         if not made:

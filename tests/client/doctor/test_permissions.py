@@ -8,7 +8,7 @@ from pathlib import Path
 from client.doctor.permissions import READ_ONLY_ACTIONS
 
 REPO = Path(__file__).resolve().parents[3]
-ACTION = re.compile(r'"([a-z-]+:[A-Z][A-Za-z]+)"')
+ACTION = re.compile(r'"([a-z0-9-]+:[A-Z][A-Za-z]+)"')  # service prefixes may hold digits (ec2)
 
 
 def _called_actions() -> set[str]:
