@@ -107,3 +107,13 @@ def test_each_kind_of_outside_path_is_caught(line):
 )
 def test_repository_paths_and_aws_sources_pass(line):
     assert outside_citations("x.md", line) == []
+
+
+def test_no_tracked_symlink_points_outside_the_repository():
+    """A committed link to a local path (a helper's .venv-checkov -> /work/...) breaks every fresh clone."""
+    import subprocess
+
+    listed = subprocess.run(["git", "ls-files", "-s"], cwd=REPO, capture_output=True, text=True, check=True).stdout
+    links = [line.split("\t", 1)[1] for line in listed.splitlines() if line.startswith("120000 ")]
+    outside = [link for link in links if not (REPO / link).resolve().is_relative_to(REPO.resolve())]
+    assert not outside, f"tracked symlinks leaving the repository: {outside}"
