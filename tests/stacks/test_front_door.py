@@ -31,7 +31,13 @@ def variant(tmp_path_factory) -> Synthesized:
 
 
 def _of(template: dict, kind: str) -> dict[str, dict]:
-    return {key: value for key, value in template["Resources"].items() if value["Type"] == kind}
+    """The endpoint's resources of `kind`: the variants copy globex, whose Bedrock agent (its invoke
+    policy, its function's permission for bedrock.amazonaws.com) and MCP gateway are other doors."""
+    return {
+        key: value
+        for key, value in template["Resources"].items()
+        if value["Type"] == kind and not key.startswith(("Agent", "McpGateway"))
+    }
 
 
 def _one(template: dict, kind: str) -> dict:
