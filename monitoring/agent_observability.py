@@ -1,17 +1,17 @@
-"""The agent's action-group function on a dashboard of its own, with alarms that page the environment's topic.
+"""The agent's action-group function on a dashboard of its own, with alarms that join the tenant's composite.
 
 Metrics are Lambda's (AWS/Lambda Invocations, Errors, Throttles, Duration by FunctionName), read
 through aws-cdk-lib's `Function.metric_*`. The handler answers failures with a FAILURE response
 rather than raising, so Errors counts crashes and timeouts only; a timeout is what Duration near
-the function's timeout warns of. What to do when one fires: docs/operations.md (agent section).
+the function's timeout warns of. The alarms have no actions of their own: the tenant's composite
+alarm (monitoring/alarms.py) includes them and pages, one page per tenant like every other alarm.
+What to do when one fires: docs/operations.md (agent section).
 """
 
 from __future__ import annotations
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
-from aws_cdk import aws_cloudwatch_actions as actions
-from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from cdk_constructs.bedrock_agent import TenantAgent
@@ -24,7 +24,7 @@ DURATION_ALARM_SHARE = 0.8  # p99 above 80% of the timeout: the next slow search
 class AgentObservability(Construct):
     """Dashboard `<name>-agent` and three alarms (errors, throttles, duration near the timeout)."""
 
-    def __init__(self, scope: Construct, construct_id: str, *, agent: TenantAgent, name: str, topic: sns.ITopic | None):
+    def __init__(self, scope: Construct, construct_id: str, *, agent: TenantAgent, name: str):
         super().__init__(scope, construct_id)
         function = agent.function
         timeout_ms = agent.config.timeout_seconds * 1000
@@ -32,17 +32,14 @@ class AgentObservability(Construct):
         throttles = function.metric_throttles(period=PERIOD, statistic="Sum")
         duration = function.metric_duration(period=PERIOD, statistic="p99")
         self.alarms = [
-            self._alarm(name, "Errors", errors, 1, "The agent's search_knowledge function crashed or timed out", topic),
-            self._alarm(
-                name, "Throttles", throttles, 1, "Lambda throttled the agent's search_knowledge function", topic
-            ),
+            self._alarm(name, "Errors", errors, 1, "The agent's search_knowledge function crashed or timed out"),
+            self._alarm(name, "Throttles", throttles, 1, "Lambda throttled the agent's search_knowledge function"),
             self._alarm(
                 name,
                 "Duration",
                 duration,
                 timeout_ms * DURATION_ALARM_SHARE,
                 "search_knowledge p99 duration is near the function's timeout",
-                topic,
             ),
         ]
         dashboard = titled_dashboard(
@@ -71,7 +68,6 @@ class AgentObservability(Construct):
         metric: cloudwatch.Metric,
         threshold: float,
         description: str,
-        topic: sns.ITopic | None,
     ) -> cloudwatch.Alarm:
         # A literal name under the tenant's prefix: the alarm topic admits CloudWatch by alarm ARN.
         alarm = metric.create_alarm(
@@ -84,7 +80,4 @@ class AgentObservability(Construct):
             treat_missing_data=cloudwatch.TreatMissingData.NOT_BREACHING,
             alarm_description=description,
         )
-        if topic is not None:
-            alarm.add_alarm_action(actions.SnsAction(topic))
-            alarm.add_ok_action(actions.SnsAction(topic))
         return alarm

@@ -6,9 +6,10 @@ built beside a plain function in tests and reused for any function that emits th
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 
 from aws_cdk import Stack
+from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
@@ -49,6 +50,8 @@ class TenantObservability(Construct):
     - ingestion: (log group, metric namespace) of the knowledge bases' ingestion logs: adds their
       alarms (into the composite), saved query and dashboard row; default none.
     - gateway, interceptor: the tenant's MCP gateway metrics and its interceptor function; default none.
+    - extra_alarms: more of the tenant's alarms for the composite and the dashboard's alarm widget
+      (the Bedrock agent's function: monitoring/agent_observability.py); default none.
     """
 
     def __init__(
@@ -70,6 +73,7 @@ class TenantObservability(Construct):
         ingestion: tuple[logs.ILogGroup, str] | None = None,
         gateway: GatewayMetrics | None = None,
         interceptor: lambda_.IFunction | None = None,
+        extra_alarms: Sequence[cloudwatch.IAlarm] = (),
     ):
         super().__init__(scope, construct_id)
         self.ingestion = self._build_ingestion(ingestion, name, query_folder or name)
@@ -84,7 +88,7 @@ class TenantObservability(Construct):
             topic=topic,
             runbook_url=f"{RUNBOOK}; dashboard {dashboard_url(self, name)}",
             knowledge_base_ids=list((knowledge_bases or {}).values()),
-            extra_alarms=ingestion_alarms,
+            extra_alarms=[*ingestion_alarms, *extra_alarms],
             extra_specs=gateway_alarm_specs(gateway, interceptor, thresholds) if gateway and interceptor else (),
         )
         self.dashboard = TenantDashboard(
@@ -95,7 +99,7 @@ class TenantObservability(Construct):
             dashboard_name=name,
             thresholds=thresholds,
             reserved_concurrency=reserved_concurrency,
-            alarms=[*self.alarms.alarms.values(), *ingestion_alarms, self.alarms.composite],
+            alarms=[*self.alarms.alarms.values(), *ingestion_alarms, *extra_alarms, self.alarms.composite],
             cache=cache,
             knowledge_bases=knowledge_bases,
             index_storage_price_per_gb_month=index_storage_price_per_gb_month,

@@ -91,11 +91,11 @@ class TenantStack(cdk.Stack):
         readers = [self.endpoint.role.role_arn, *([self.gateway.role.role_arn] if self.gateway else [])]
         readers += [self.agent.function_role.role_arn] if self.agent else []
         self.knowledge_base_policies = self._build_knowledge_base_policies(readers)
+        # The agent's function alarms join the tenant's composite (one page per tenant).
+        self.agent_observability = (
+            AgentObservability(self, "AgentObservability", agent=self.agent, name=self._prefix) if self.agent else None
+        )
         self.observability = self._build_observability(platform)
-        if self.agent is not None:
-            AgentObservability(
-                self, "AgentObservability", agent=self.agent, name=self._prefix, topic=platform.alarms.topic
-            )
 
     def _build_endpoint(self) -> StreamingEndpoint:
         return StreamingEndpoint(
@@ -223,6 +223,7 @@ class TenantStack(cdk.Stack):
             ),
             gateway=self.gateway.metrics if self.gateway else None,
             interceptor=self.gateway.interceptor if self.gateway else None,
+            extra_alarms=self.agent_observability.alarms if self.agent_observability else (),
         )
 
     def _build_ingestion_logs(self) -> IngestionLogs | None:

@@ -80,6 +80,12 @@ def test_agent_ids_are_published_and_the_function_is_alarmed(synthesized):
     alarms = synthesized.resources("dev-globex", "AWS::CloudWatch::Alarm")
     agent_alarms = {a["Properties"]["MetricName"] for k, a in alarms.items() if k.startswith("AgentObservability")}
     assert agent_alarms == {"Errors", "Throttles", "Duration"}
+    # They page through the tenant's composite, like every tenant alarm, not on their own.
+    (composite,) = synthesized.resources("dev-globex", "AWS::CloudWatch::CompositeAlarm").values()
+    rule = json.dumps(composite["Properties"]["AlarmRule"])
+    for key, alarm in alarms.items():
+        if key.startswith("AgentObservability"):
+            assert key in rule and not alarm["Properties"].get("AlarmActions")
     assert any(
         "-agent" in json.dumps(d["Properties"])
         for d in synthesized.resources("dev-globex", "AWS::CloudWatch::Dashboard").values()
