@@ -24,7 +24,7 @@ from constructs import Construct
 from cdk_constructs.endpoint_bundling import endpoint_code
 from cdk_constructs.log_group import log_group
 from cdk_constructs.nag_checks import acknowledge_wildcards
-from cdk_constructs.resource_names import bounded_name, resource_prefix
+from cdk_constructs.resource_names import agent_function_name, bounded_name, resource_prefix
 from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef
 from cdk_constructs.stack_outputs import publish
 from cdk_constructs.streaming_endpoint import ARCHITECTURE, RUNTIME, check_environment_size
@@ -69,6 +69,7 @@ class TenantAgent(Construct):
         self.config = tenant.agent
         self.tenant_name = tenant_name
         self._prefix = resource_prefix(project.env_name, tenant_name)
+        self._env_name = project.env_name
         self.log_group = log_group(
             self, "FunctionLogs", environment=project.environment, name=f"/aws/lambda/{self._function_name}"
         )
@@ -89,7 +90,7 @@ class TenantAgent(Construct):
 
     @property
     def _function_name(self) -> str:
-        return f"{self._prefix}-agent-action"
+        return agent_function_name(self._env_name, self.tenant_name)
 
     def _build_function_role(
         self, project: Project, knowledge_bases: Sequence[KnowledgeBaseRef], guardrail: GuardrailRef | None

@@ -25,6 +25,11 @@ def endpoint_function_name(env_name: str, tenant: str) -> str:
     return f"{resource_prefix(env_name, tenant)}-endpoint"
 
 
+def agent_function_name(env_name: str, tenant: str) -> str:
+    """The Bedrock agent's action-group function (tenants with `agent:`)."""
+    return f"{resource_prefix(env_name, tenant)}-agent-action"
+
+
 def endpoint_log_group_name(env_name: str, tenant: str) -> str:
     """Lambda's default log group name for the function, so the console's "View logs" finds it."""
     return f"/aws/lambda/{endpoint_function_name(env_name, tenant)}"

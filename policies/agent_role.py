@@ -2,8 +2,9 @@
 
 Least privilege (Bedrock user guide agents-permissions): the role may invoke the agent's own
 foundation model only (through an inference profile: the profile, and its model pinned to that
-profile: model_access.py), and apply the tenant's guardrail. Bedrock assumes it only for this
-account's agent: trust conditioned on aws:SourceAccount and aws:SourceArn (the agent's ARN).
+profile: model_access.py), and apply the tenant's guardrail. Bedrock assumes it only on behalf of
+this account's agents: trust conditioned on aws:SourceAccount and aws:SourceArn (`agent/*` of the
+account and region: the agent's id exists only after its role, so naming it would be a cycle).
 The action-group function's role is the endpoint's policy (endpoint_role.py), not a new one.
 """
 

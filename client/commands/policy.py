@@ -14,6 +14,13 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from cdk_constructs.resource_names import (
+    cache_table_name,
+    endpoint_function_name,
+    endpoint_log_group_name,
+    invoke_policy_name,
+)
+from client.agent_review import agent_review
 from client.front_door_review import front_door_review
 from client.options import config_option, env_option, load_or_exit
 
@@ -70,12 +77,6 @@ def partition_for(region: str) -> str:
 
 def review(project: Project, tenant_name: str) -> dict[str, Any]:
     """The execution role, the invoker policy and the URL permissions of one tenant, as dicts."""
-    from cdk_constructs.resource_names import (
-        cache_table_name,
-        endpoint_function_name,
-        endpoint_log_group_name,
-        invoke_policy_name,
-    )
     from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
     from policies.invoker import invoker_policy, url_permissions
 
@@ -127,6 +128,7 @@ def review(project: Project, tenant_name: str) -> dict[str, Any]:
         **_log_key_review(environment, log_group_arn),
         **({"mcp_gateway": _gateway(project, tenant_name, tenant.gateway, arn)} if tenant.gateway else {}),
         **front_door_review(project, tenant_name, partition, region, account),  # client/front_door_review.py
+        **agent_review(project, tenant_name, partition, region, account),  # client/agent_review.py
     }
 
 
@@ -137,17 +139,19 @@ def _why_wildcards(policy: dict[str, Any], reasons: dict[str, str]) -> dict[str,
 
 
 def _reader_roles(tenant: Tenant, partition: str, account: str) -> list[str]:
-    """The roles the knowledge bases' resource policies admit: the endpoint's, and the MCP gateway's."""
+    """The roles the knowledge bases' resource policies admit: the endpoint's, the MCP gateway's and the
+    agent action function's (each only when the tenant has one)."""
     roles = [f"arn:{partition}:iam::{account}:role/<endpoint-role>"]
     if tenant.gateway is not None:
         roles.append(f"arn:{partition}:iam::{account}:role/<mcp-gateway-role>")
+    if tenant.agent is not None:
+        roles.append(f"arn:{partition}:iam::{account}:role/<agent-action-function-role>")
     return roles
 
 
 def _gateway(project: Project, tenant_name: str, config: McpGateway, arn: Callable[[str, str], str]) -> dict[str, Any]:
     """The tenant's MCP gateway (policies/gateway_role.py): execution role and trust, interceptor role,
     who may invoke it, and how its interceptor decides whose documents a call reads."""
-    from cdk_constructs.resource_names import endpoint_log_group_name
     from policies.endpoint_role import inputs_for
     from policies.gateway_role import (
         GATEWAY_WILDCARD_REASONS,

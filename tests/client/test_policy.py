@@ -127,3 +127,21 @@ def test_knowledge_base_policies_list_the_gateway_role_as_a_reader_where_there_i
     )
     assert "<mcp-gateway-role>" in globex and "<mcp-gateway-role>" not in acme
     assert "<endpoint-role>" in globex and "<endpoint-role>" in acme
+
+
+def test_prints_the_bedrock_agent_roles_for_a_tenant_with_an_agent_only():
+    assert "bedrock_agent" not in json.loads(_run("--env", "dev", "--tenant", "acme").output)
+    review = json.loads(_run("--env", "dev", "--tenant", "globex").output)
+    agent = review["bedrock_agent"]
+    service = json.dumps(agent["service_role"])
+    assert "bedrock:InvokeModel" in service and "bedrock:ApplyGuardrail" in service and "knowledge-base" not in service
+    trust = agent["service_role_trust"]["Statement"][0]
+    assert trust["Principal"] == {"Service": "bedrock.amazonaws.com"}
+    assert trust["Condition"]["StringEquals"] == {"aws:SourceAccount": "123456789012"}
+    function_role = json.dumps(agent["action_function_role"])
+    assert "<kb:handbook:id>" in function_role and "acme" not in function_role
+    assert "log-group:/aws/lambda/akb-dev-globex-agent-action" in function_role
+    assert agent["invoker_managed_policy"]["Statement"][0]["Action"] == "bedrock:InvokeAgent"
+    assert "agent-alias/<agent-id>/<alias-id>" in json.dumps(agent["invoker_managed_policy"])
+    readers = json.dumps(review["knowledge_base_resource_policies"])
+    assert "<agent-action-function-role>" in readers
