@@ -16,6 +16,7 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from monitoring.alarms import EndpointAlarms, gateway_alarm_specs
+from monitoring.api_metrics import API_ROW, ApiMetrics, api_alarm_specs, api_widgets
 from monitoring.dashboard_widgets import explained_row
 from monitoring.ingestion_monitoring import INGESTION_ROW, IngestionMonitoring
 from monitoring.metric_catalogue import GatewayMetrics
@@ -52,6 +53,8 @@ class TenantObservability(Construct):
     - gateway, interceptor: the tenant's MCP gateway metrics and its interceptor function; default none.
     - extra_alarms: more of the tenant's alarms for the composite and the dashboard's alarm widget
       (the Bedrock agent's function: monitoring/agent_observability.py); default none.
+    - api: the REST API stage of an `api_gateway` front door: its alarms (into the composite) and
+      dashboard row (monitoring/api_metrics.py); default none.
     """
 
     def __init__(
@@ -74,6 +77,7 @@ class TenantObservability(Construct):
         gateway: GatewayMetrics | None = None,
         interceptor: lambda_.IFunction | None = None,
         extra_alarms: Sequence[cloudwatch.IAlarm] = (),
+        api: ApiMetrics | None = None,
     ):
         super().__init__(scope, construct_id)
         self.ingestion = self._build_ingestion(ingestion, name, query_folder or name)
@@ -89,7 +93,10 @@ class TenantObservability(Construct):
             runbook_url=f"{RUNBOOK}; dashboard {dashboard_url(self, name)}",
             knowledge_base_ids=list((knowledge_bases or {}).values()),
             extra_alarms=[*ingestion_alarms, *extra_alarms],
-            extra_specs=gateway_alarm_specs(gateway, interceptor, thresholds) if gateway and interceptor else (),
+            extra_specs=[
+                *(gateway_alarm_specs(gateway, interceptor, thresholds) if gateway and interceptor else ()),
+                *(api_alarm_specs(api, thresholds) if api else ()),
+            ],
         )
         self.dashboard = TenantDashboard(
             self,
@@ -107,6 +114,8 @@ class TenantObservability(Construct):
         )
         if self.ingestion is not None:
             self.dashboard.dashboard.add_widgets(explained_row(INGESTION_ROW, self.ingestion.widgets()))
+        if api is not None:
+            self.dashboard.dashboard.add_widgets(explained_row(API_ROW, api_widgets(api, thresholds)))
         self.queries = EndpointLogQueries(self, "Queries", log_group=log_group, name_prefix=query_folder or name)
 
     def _build_ingestion(

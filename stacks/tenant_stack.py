@@ -11,6 +11,7 @@ import aws_cdk as cdk
 from constructs import Construct
 
 from cdk_constructs.agentcore_memory import ConversationMemory, memory_name
+from cdk_constructs.api_front_door import STAGE as API_STAGE
 from cdk_constructs.bedrock_agent import TenantAgent
 from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.document_bucket import DocumentBucket
@@ -34,6 +35,7 @@ from cdk_constructs.resource_names import (
 from cdk_constructs.retrieval_instruction import RetrievalInstruction
 from cdk_constructs.streaming_endpoint import StreamingEndpoint, token_lengths
 from monitoring.agent_observability import AgentObservability
+from monitoring.api_metrics import ApiMetrics
 from monitoring.tenant_observability import TenantObservability
 from schema import Project, Tenant
 from schema.alarm_config import tenant_thresholds
@@ -224,6 +226,8 @@ class TenantStack(cdk.Stack):
             gateway=self.gateway.metrics if self.gateway else None,
             interceptor=self.gateway.interceptor if self.gateway else None,
             extra_alarms=self.agent_observability.alarms if self.agent_observability else (),
+            # api_gateway front door: the REST API stage's metrics (monitoring/api_metrics.py)
+            api=ApiMetrics(self.endpoint.api.api.rest_api_name, API_STAGE) if self.endpoint.api else None,
         )
 
     def _build_ingestion_logs(self) -> IngestionLogs | None:

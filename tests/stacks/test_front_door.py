@@ -19,6 +19,7 @@ from tests.stacks.front_door_config import (
     WEB_ACL,
     front_door_config,
 )
+from tests.monitoring.cloudwatch_template import alarm_metrics, alarms, dashboard_metrics, dashboards
 from tests.synth import Synthesized, synthesize
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
@@ -186,3 +187,76 @@ def test_the_default_front_door_keeps_the_function_url_and_its_logical_ids(synth
     assert not any(
         name.startswith(("AKB_REQUEST", "AWS_LWA_SNAPSTART")) for name in function["Environment"]["Variables"]
     )
+
+
+# --- API Gateway metrics and alarms (monitoring/api_metrics.py) --------------------------------------
+
+API_TENANTS = ("acme", "globex", "initech")  # api_gateway front door; umbrella keeps the function URL
+
+
+def _api_uses(template: dict) -> tuple[dict[str, list], list]:
+    """(alarm name -> its AWS/ApiGateway metric uses, dashboard AWS/ApiGateway metric uses)."""
+    by_alarm = {
+        props["AlarmName"]: [u for u in alarm_metrics(props)[0] if u.namespace == "AWS/ApiGateway"]
+        for props in alarms(template).values()
+    }
+    on_dashboards = [
+        use
+        for body in dashboards(template).values()
+        for use in dashboard_metrics(body)[0]
+        if use.namespace == "AWS/ApiGateway"
+    ]
+    return {name: uses for name, uses in by_alarm.items() if uses}, on_dashboards
+
+
+@pytest.mark.parametrize("tenant", API_TENANTS)
+def test_an_api_tenant_has_api_gateway_alarms_on_its_stage_inside_its_composite(variant, tenant):
+    template = variant.template(f"dev-{tenant}")
+    api_name = _one(template, "AWS::ApiGateway::RestApi")["Name"]
+    by_alarm, _ = _api_uses(template)
+    prefix = f"akb-dev-{tenant}"
+    assert sorted(by_alarm) == [f"{prefix}-api-4xx-rate", f"{prefix}-api-5xx-errors"]
+    readings = {name: [(u.name, u.stat, u.dimensions, u.period) for u in uses] for name, uses in by_alarm.items()}
+    dims = {"ApiName": api_name, "Stage": "api"}
+    assert readings[f"{prefix}-api-5xx-errors"] == [("5XXError", "Sum", dims, 300)]
+    assert readings[f"{prefix}-api-4xx-rate"] == [("4XXError", "Average", dims, 300)]
+    by_name = {props["AlarmName"]: (key, props) for key, props in alarms(template).items()}
+    key_5xx, props_5xx = by_name[f"{prefix}-api-5xx-errors"]
+    key_4xx, props_4xx = by_name[f"{prefix}-api-4xx-rate"]
+    assert props_5xx["ComparisonOperator"] == "GreaterThanThreshold" and props_5xx["TreatMissingData"] == "notBreaching"
+    assert 0 < props_4xx["Threshold"] < 1  # 4XXError's Average is a fraction, the threshold a percent / 100
+    assert not props_5xx.get("AlarmActions") and not props_4xx.get("AlarmActions")  # the composite pages
+    (composite,) = [
+        v["Properties"] for v in template["Resources"].values() if v["Type"] == "AWS::CloudWatch::CompositeAlarm"
+    ]
+    rule = json.dumps(composite["AlarmRule"])
+    assert composite["AlarmName"] == f"{prefix}-page" and key_5xx in rule and key_4xx in rule
+
+
+@pytest.mark.parametrize("tenant", API_TENANTS)
+def test_an_api_tenants_dashboard_has_the_api_row_per_stage(variant, tenant):
+    template = variant.template(f"dev-{tenant}")
+    api_name = _one(template, "AWS::ApiGateway::RestApi")["Name"]
+    _, on_dashboard = _api_uses(template)
+    assert {(u.name, u.stat) for u in on_dashboard} == {
+        ("Count", "SampleCount"),
+        ("4XXError", "Sum"),
+        ("5XXError", "Sum"),
+        ("Latency", "p99"),
+        ("IntegrationLatency", "p99"),
+    }
+    assert all(u.dimensions == {"ApiName": api_name, "Stage": "api"} for u in on_dashboard)
+    texts = [
+        w["properties"]["markdown"]
+        for body in dashboards(template).values()
+        for w in body["widgets"]
+        if w["type"] == "text"
+    ]
+    assert any(t.startswith("### API Gateway (front door)") for t in texts)
+
+
+def test_a_function_url_tenant_has_no_api_gateway_metrics(variant, synthesized):
+    for template in (variant.template("dev-umbrella"), synthesized.template("dev-acme")):
+        by_alarm, on_dashboard = _api_uses(template)
+        assert by_alarm == {} and on_dashboard == []
+        assert not [a for a in alarms(template).values() if "-api-" in a["AlarmName"]]
