@@ -48,7 +48,7 @@ class ApiMetrics:
 
     api_name: str
     stage: str
-    period: Duration = Duration.minutes(5)
+    period_minutes: int = 5
 
     def metric(self, metric_name: str, statistic: str, *, label: str | None = None) -> cloudwatch.Metric:
         return cloudwatch.Metric(
@@ -56,7 +56,7 @@ class ApiMetrics:
             metric_name=metric_name,
             dimensions_map={"ApiName": self.api_name, "Stage": self.stage},
             statistic=statistic,
-            period=self.period,
+            period=Duration.minutes(self.period_minutes),
             label=label,
         )
 
@@ -87,7 +87,7 @@ def api_alarm_specs(metrics: ApiMetrics, thresholds: TenantThresholds) -> list[A
     The thresholds are the ones the same failures already use one layer down (the function's errors,
     the endpoint's error rate), so an API tenant needs no new configuration."""
     t = thresholds
-    api = replace(metrics, period=Duration.minutes(t.period_minutes))
+    api = replace(metrics, period_minutes=t.period_minutes)
     return [
         AlarmSpec(
             "api-5xx-errors",

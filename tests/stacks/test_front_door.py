@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.monitoring.cloudwatch_template import alarm_metrics, alarms, dashboard_metrics, dashboards
 from tests.stacks.front_door_config import (
     CERTIFICATE,
     SECURITY_GROUPS,
@@ -19,7 +20,6 @@ from tests.stacks.front_door_config import (
     WEB_ACL,
     front_door_config,
 )
-from tests.monitoring.cloudwatch_template import alarm_metrics, alarms, dashboard_metrics, dashboards
 from tests.synth import Synthesized, synthesize
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
