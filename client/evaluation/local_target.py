@@ -19,8 +19,6 @@ from typing import Any
 
 from lambdas.endpoint.settings import Retriever, TenantSettings
 
-LOCAL_CALLER = "arn:aws:sts::123456789012:assumed-role/local-developer/akb-eval"
-
 
 class LocalTargetError(RuntimeError):
     """The local emulator or endpoint could not start; the message says why."""
@@ -60,10 +58,13 @@ def serve_endpoint(settings: TenantSettings, emulator: Any, log_path: Path) -> I
     lines go to `log_path`."""
     from client.commands.local import RUN_SH, endpoint_environment
     from client.local_processes import stop, wait_ready
+    from client.local_settings import default_caller
 
     port = _free_port()
     url = f"http://127.0.0.1:{port}"
-    env = endpoint_environment(settings.to_json(), port, emulator.env, LOCAL_CALLER)
+    # The caller `akb local` uses: one the tenant vouches for, so a tenant whose documents carry ACLs
+    # (user_context: caller) answers instead of refusing every question as user_identity_unverified.
+    env = endpoint_environment(settings.to_json(), port, emulator.env, default_caller(settings))
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log:
         child = subprocess.Popen([str(RUN_SH)], env=env, stdout=log, stderr=subprocess.STDOUT)

@@ -86,6 +86,19 @@ def test_eval_local_starts_and_stops_its_own_emulator_and_endpoint_process(small
     assert '"stop_reason"' in log  # the endpoint's own done record, kept out of the terminal
 
 
+def test_eval_local_with_a_tenant_whose_documents_carry_acls_answers_as_a_vouched_caller(small_dataset, tmp_path):
+    # acme has user_context: caller; an unvouched caller would get 403 user_identity_unverified on every question
+    out = tmp_path / "acme"
+    result = run_eval(
+        "--dataset", str(small_dataset), "--local", "--tenant", "acme", "--modes", "retrieve", "--limit", "2",
+        "--out", str(out),
+    )
+    assert result.exit_code == 0, result.output
+    records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
+    assert len(records) == 2 and all(r["error"] is None for r in records), records
+    assert any(r["documents"] for r in records)
+
+
 def test_a_broken_dataset_is_reported_by_line_and_field_without_a_traceback(tmp_path):
     bad = tmp_path / "bad.jsonl"
     bad.write_text('{"question": "q", "type": "single"}\n{"question": "", "type": "x"}\n')
