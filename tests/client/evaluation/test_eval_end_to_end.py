@@ -89,10 +89,8 @@ def test_eval_local_starts_and_stops_its_own_emulator_and_endpoint_process(small
 def test_eval_local_with_a_tenant_whose_documents_carry_acls_answers_as_a_vouched_caller(small_dataset, tmp_path):
     # acme has user_context: caller; an unvouched caller would get 403 user_identity_unverified on every question
     out = tmp_path / "acme"
-    result = run_eval(
-        "--dataset", str(small_dataset), "--local", "--tenant", "acme", "--modes", "retrieve", "--limit", "2",
-        "--out", str(out),
-    )
+    flags = ["--local", "--tenant", "acme", "--modes", "retrieve", "--limit", "2"]
+    result = run_eval("--dataset", str(small_dataset), *flags, "--out", str(out))
     assert result.exit_code == 0, result.output
     records = [json.loads(line) for line in (out / "records.jsonl").read_text().splitlines()]
     assert len(records) == 2 and all(r["error"] is None for r in records), records
