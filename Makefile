@@ -76,10 +76,15 @@ local: $(BIN)/.installed  ## akb local: the emulator + the first tenant's endpoi
 emulator: $(BIN)/.installed  ## akb emulator: the local Bedrock emulator alone on 127.0.0.1:8081
 	$(BIN)/akb emulator --port 8081
 
-scan: setup $(CHECKOV_VENV)/.installed  ## checkov over synths of SCAN_ENVS (dev prod); fails on a finding not in security/checkov-skips.yaml
+# The pipeline's own templates (akb-pipeline, its cross-region support stack) sit at the top of its
+# assembly; its stages' templates (assembly-*/) are the SCAN_ENVS stacks again and are not rescanned.
+SCAN_PIPELINE ?= config/examples/pipeline.yaml
+
+scan: setup $(CHECKOV_VENV)/.installed  ## checkov over synths of SCAN_ENVS (dev prod) and the example pipeline; fails on a finding not in security/checkov-skips.yaml
 	rm -rf $(SCAN_OUT)
 	for env in $(SCAN_ENVS); do $(CDK) synth --quiet -c env=$$env -c config=$(CONFIG) --output $(SCAN_OUT)/$$env || exit 1; done
-	$(BIN)/python -m security.checkov_scan $(addprefix $(SCAN_OUT)/,$(SCAN_ENVS))
+	$(CDK) synth --quiet -c pipeline=$(SCAN_PIPELINE) -c config=$(CONFIG) --output $(SCAN_OUT)/pipeline
+	$(BIN)/python -m security.checkov_scan $(addprefix $(SCAN_OUT)/,$(SCAN_ENVS)) $(SCAN_OUT)/pipeline
 
 checkov-lock:  ## Re-pin checkov: fresh install of security/requirements-checkov.in, frozen into the .lock
 	rm -rf $(CHECKOV_VENV) && $(PYTHON) -m venv $(CHECKOV_VENV)

@@ -39,7 +39,7 @@ def main() -> None:
 
 def _build_pipeline_or_exit(app: cdk.App, pipeline_file: str, config_dir: str) -> None:
     from schema.pipeline import load_pipeline
-    from stacks.pipeline_stack import PIPELINE_STACK_NAME, PipelineStack
+    from stacks.pipeline_stack import build_pipeline_app
 
     try:
         pipeline_project = load_pipeline(pipeline_file, config_dir)
@@ -49,7 +49,7 @@ def _build_pipeline_or_exit(app: cdk.App, pipeline_file: str, config_dir: str) -
     except ConfigError as error:
         print(error, file=sys.stderr)
         sys.exit(1)
-    PipelineStack(app, PIPELINE_STACK_NAME, pipeline_project=pipeline_project, config_dir=config_dir)
+    build_pipeline_app(app, pipeline_project, config_dir)  # cdk-nag included, as on the environments' app
 
 
 def _synth_or_exit(app: cdk.App) -> None:

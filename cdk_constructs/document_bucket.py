@@ -15,6 +15,42 @@ from cdk_constructs.nag_checks import acknowledge
 SERVER_ACCESS_LOGS_USE_BUCKET_POLICY = "@aws-cdk/aws-s3:serverAccessLogsUseBucketPolicy"
 
 
+def access_log_bucket(
+    scope: Construct, construct_id: str, *, removal_policy: RemovalPolicy, log_retention: Duration | None = None
+) -> s3.Bucket:
+    """A server-access-log destination: the document bucket's, and the pipeline's artifact bucket's
+    (cdk_constructs/pipeline_checks.py), hardened the same way so neither scanner flags it.
+
+    :param log_retention: how long access logs are kept. Default: 365 days.
+    """
+    bucket = s3.Bucket(
+        scope,
+        construct_id,
+        encryption=s3.BucketEncryption.S3_MANAGED,  # S3 log delivery cannot write to SSE-KMS buckets
+        enforce_ssl=True,
+        block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
+        object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
+        # Versioned so a deleted or overwritten log object stays recoverable until it expires
+        # (checkov CKV_AWS_21); old versions expire with the logs.
+        versioned=True,
+        lifecycle_rules=[
+            s3.LifecycleRule(
+                expiration=log_retention or Duration.days(365),
+                noncurrent_version_expiration=log_retention or Duration.days(365),
+            )
+        ],
+        removal_policy=removal_policy,
+        auto_delete_objects=removal_policy == RemovalPolicy.DESTROY,
+    )
+    acknowledge(
+        bucket,
+        "S1",
+        "this is the access-log destination; logging it to itself would loop and another log "
+        "bucket would only move the finding",
+    )
+    return bucket
+
+
 class DocumentBucket(Construct):
     """The bucket plus its access-log bucket.
 
@@ -36,30 +72,8 @@ class DocumentBucket(Construct):
         # by BUCKET_OWNER_ENFORCED), whatever the app's feature flags say.
         self.node.set_context(SERVER_ACCESS_LOGS_USE_BUCKET_POLICY, True)
         destroy = removal_policy == RemovalPolicy.DESTROY
-        self.access_logs = s3.Bucket(
-            self,
-            "AccessLogs",
-            encryption=s3.BucketEncryption.S3_MANAGED,  # S3 log delivery cannot write to SSE-KMS buckets
-            enforce_ssl=True,
-            block_public_access=s3.BlockPublicAccess.BLOCK_ALL,
-            object_ownership=s3.ObjectOwnership.BUCKET_OWNER_ENFORCED,
-            # Versioned so a deleted or overwritten log object stays recoverable until it expires
-            # (checkov CKV_AWS_21); old versions expire with the logs.
-            versioned=True,
-            lifecycle_rules=[
-                s3.LifecycleRule(
-                    expiration=log_retention or Duration.days(365),
-                    noncurrent_version_expiration=log_retention or Duration.days(365),
-                )
-            ],
-            removal_policy=removal_policy,
-            auto_delete_objects=destroy,
-        )
-        acknowledge(
-            self.access_logs,
-            "S1",
-            "this is the access-log destination; logging it to itself would loop and another log "
-            "bucket would only move the finding",
+        self.access_logs = access_log_bucket(
+            self, "AccessLogs", removal_policy=removal_policy, log_retention=log_retention
         )
         self.bucket = s3.Bucket(
             self,

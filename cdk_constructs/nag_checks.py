@@ -53,7 +53,9 @@ def finding_text(scope: IConstruct, value: str) -> str:
 
 def _render(resolved: object) -> str:
     if isinstance(resolved, str):
-        return resolved
+        return resolved.replace("${", "<").replace("}", ">")  # Fn::Sub's `${X}` prints as `<X>`
+    if isinstance(resolved, dict) and "Fn::Sub" in resolved:
+        return _render(resolved["Fn::Sub"])
     if isinstance(resolved, dict) and "Fn::Join" in resolved:
         separator, parts = resolved["Fn::Join"]
         return separator.join(_render(part) for part in parts)

@@ -42,5 +42,9 @@ def build_app(app: cdk.Stage, project: Project) -> dict[str, cdk.Stack]:
             stack_name=name,
             description=f"Agentic retrieval tenant {tenant_name} ({project.env_name}): {tenant.description}",
         )
-    enable_nag(app)
+    if app.node.scope is None:
+        # cdk-nag walks the whole construct tree from the app it is registered on. aws-cdk-lib invokes
+        # the plugins of the app and of Stages nested in Stages only, never of a Stage inside a Stack
+        # (a pipeline's), so the pipeline's app enables it itself (app.py) and covers these stacks.
+        enable_nag(app)
     return stacks

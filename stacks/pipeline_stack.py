@@ -21,6 +21,8 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import pipelines
 from constructs import Construct
 
+from cdk_constructs.nag_checks import enable_nag
+from cdk_constructs.pipeline_checks import acknowledge_generated, log_artifact_bucket
 from schema.pipeline import PipelineProject, Stage
 from stacks.environment_stage import EnvironmentStage
 
@@ -57,6 +59,15 @@ def smoke_commands(env_name: str, tenants: list[str], question: str, config_dir:
             for tenant in tenants
         ),
     ]
+
+
+def build_pipeline_app(app: cdk.App, pipeline_project: PipelineProject, config_dir: str) -> PipelineStack:
+    """The pipeline on `app` (`cdk synth -c pipeline=FILE`), under cdk-nag like the environments' app: one
+    plugin on the app walks the whole tree, the pipeline stack and every stage's stacks. The stages'
+    own build_app cannot register it: aws-cdk-lib never invokes plugins of a Stage inside a Stack."""
+    stack = PipelineStack(app, PIPELINE_STACK_NAME, pipeline_project=pipeline_project, config_dir=config_dir)
+    enable_nag(app)
+    return stack
 
 
 class PipelineStack(cdk.Stack):
@@ -96,6 +107,11 @@ class PipelineStack(cdk.Stack):
         self.stages: dict[str, EnvironmentStage] = {}
         for stage, project in zip(settings.stages, pipeline_project.projects, strict=True):
             self._add_stage(stage, project, settings.smoke_question, config_dir)
+        # Built now rather than lazily at synth, so the generated resources exist to be fixed and
+        # acknowledged one by one (cdk-nag runs on this stack like on every other: app.py).
+        self.pipeline.build_pipeline()
+        self.artifact_access_logs = log_artifact_bucket(self.pipeline)
+        acknowledge_generated(self.pipeline)
 
     def _add_stage(self, stage: Stage, project: Any, question: str, config_dir: str) -> None:
         name = stage.environment

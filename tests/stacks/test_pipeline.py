@@ -1,16 +1,19 @@
 """The promotion pipeline (config/examples/pipeline.yaml) synthesizes with its stages, approvals and
-steps in order; the default app has no pipeline."""
+steps in order, clean under cdk-nag (the pipeline stack and its stages' stacks); the default app has no
+pipeline."""
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 
 import aws_cdk as cdk
 import pytest
 
+from cdk_constructs.pipeline_checks import CDK_PIPELINES_DOCS
 from schema.pipeline import load_pipeline
 from stacks.cdk_context import cdk_json_context
-from stacks.pipeline_stack import PIPELINE_STACK_NAME, PipelineStack, pinned_cli_version
+from stacks.pipeline_stack import build_pipeline_app, pinned_cli_version
 from tests.conftest import EXAMPLE_CONFIG, REPO
 
 EXAMPLE_PIPELINE = REPO / "config" / "examples" / "pipeline.yaml"
@@ -21,7 +24,7 @@ def pipeline_template(tmp_path_factory):
     outdir = tmp_path_factory.mktemp("pipeline.out")
     app = cdk.App(outdir=str(outdir), context=cdk_json_context())
     project = load_pipeline("config/examples/pipeline.yaml", EXAMPLE_CONFIG)
-    stack = PipelineStack(app, PIPELINE_STACK_NAME, pipeline_project=project, config_dir="config")
+    stack = build_pipeline_app(app, project, "config")  # as app.py builds it: cdk-nag on, or synth fails
     assembly = app.synth()
     template = json.loads((outdir / f"{stack.artifact_id}.template.json").read_text())
     return template, assembly, stack
@@ -104,3 +107,65 @@ def test_stage_stacks_keep_their_environment_names_and_accounts(pipeline_templat
     prod = stack.stages["prod"]
     assert sorted(s.stack_name for s in prod.stacks.values()) == ["prod-acme", "prod-platform"]
     assert {s.account for s in prod.stacks.values()} == {"210987654321"}
+
+
+def test_cdk_nag_checked_the_pipeline_stack_and_each_stages_stacks(pipeline_template):
+    _, assembly, _ = pipeline_template
+    report = json.loads((Path(assembly.directory) / "validation-report.json").read_text())
+    [nag] = [plugin for plugin in report["pluginReports"] if plugin["pluginName"] == "AwsSolutions"]
+    assert nag["conclusion"] == "success"
+    checked = {
+        "/".join(construct["constructPath"].split("/")[:2])
+        for violation in nag["suppressedViolations"]
+        for construct in violation["violatingConstructs"]
+    }
+    # Acknowledged findings seen in the pipeline's own resources and inside both stages: nag walked them all.
+    assert {"akb-pipeline/Pipeline", "akb-pipeline/Dev", "akb-pipeline/Prod"} <= checked
+
+
+def _acknowledgements(scope) -> dict[tuple[str, str], str]:
+    return {
+        (construct.node.path, rule): reason
+        for construct in scope.node.find_all()
+        for entry in construct.node.metadata
+        if entry.type == cdk.Validations.ACKNOWLEDGED_RULES_METADATA_KEY
+        for rule, reason in entry.data.items()
+    }
+
+
+def test_every_acknowledgement_on_the_pipeline_names_one_finding_and_carries_a_reason(pipeline_template):
+    _, _, stack = pipeline_template
+    support = [child for child in stack.node.root.node.children if child.node.id.startswith("cross-region-stack")]
+    acknowledged = {
+        key: reason
+        for scope in (stack.pipeline, stack.artifact_access_logs, *support)
+        for key, reason in _acknowledgements(scope).items()
+    }
+    assert len(acknowledged) > 50  # one per (policy, wildcard): dozens, never one blanket entry
+    for (path, rule), reason in acknowledged.items():
+        assert rule.startswith("AwsSolutions::AwsSolutions-"), (path, rule)
+        assert len(reason) > 60, (path, rule, reason)
+        if "-IAM" in rule:
+            assert rule.endswith("]"), f"{path}: {rule} acknowledges the whole rule, not one finding"
+            assert CDK_PIPELINES_DOCS in reason, (path, rule)
+    assert any(path.startswith("cross-region-stack") for path, _ in acknowledged)
+
+
+def test_the_artifact_bucket_writes_access_logs_to_a_hardened_log_bucket(pipeline_template):
+    template, _, _ = pipeline_template
+    buckets = {key: r for key, r in template["Resources"].items() if r["Type"] == "AWS::S3::Bucket"}
+    [artifacts] = [r for key, r in buckets.items() if key.startswith("PipelineArtifactsBucket")]
+    [logs_id] = [key for key in buckets if key.startswith("ArtifactAccessLogs")]
+    logging = artifacts["Properties"]["LoggingConfiguration"]
+    assert logging == {"DestinationBucketName": {"Ref": logs_id}, "LogFilePrefix": "artifacts/"}
+    assert buckets[logs_id]["Properties"]["VersioningConfiguration"] == {"Status": "Enabled"}
+    [policy] = [
+        r for r in _resources(template, "AWS::S3::BucketPolicy") if r["Properties"]["Bucket"] == {"Ref": logs_id}
+    ]
+    [delivery] = [
+        s
+        for s in policy["Properties"]["PolicyDocument"]["Statement"]
+        if s.get("Principal") == {"Service": "logging.s3.amazonaws.com"}
+    ]
+    assert delivery["Action"] == "s3:PutObject"
+    assert delivery["Condition"]["StringEquals"] == {"aws:SourceAccount": "111111111111"}
