@@ -7,6 +7,8 @@ finding (`AwsSolutions-IAM5[Resource::*]`), with the reason written next to it.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import aws_cdk as cdk
 from cdk_nag import AwsSolutionsChecks
 from constructs import IConstruct
@@ -29,21 +31,35 @@ def acknowledge_wildcards(construct: IConstruct, policy: dict, reasons: dict[str
     """IAM5 on a role, finding by finding: each wildcard resource of `policy` with the reason its
     statement (by Sid) needs it. A wildcard without an entry in `reasons` is a synth error."""
     found: dict[str, list[str]] = {}
-    for statement in policy["Statement"]:
-        resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
-        for resource in resources:
-            finding = "Resource::" + finding_text(construct, resource)
-            if "*" not in finding:
-                continue
-            reason = reasons.get(statement["Sid"])
-            if reason is None:
-                raise ValueError(
-                    f"{construct.node.path}: statement {statement['Sid']} has wildcard resource {finding}; "
-                    "give it a reason next to its policy builder or scope it"
-                )
-            found.setdefault(finding, []).append(reason)
+    for statement, finding in wildcard_findings(construct, policy):
+        if not finding.startswith("Resource::"):
+            continue
+        reason = reasons.get(statement["Sid"])
+        if reason is None:
+            raise ValueError(
+                f"{construct.node.path}: statement {statement['Sid']} has wildcard resource {finding}; "
+                "give it a reason next to its policy builder or scope it"
+            )
+        found.setdefault(finding, []).append(reason)
     for finding, why in found.items():
         acknowledge(construct, "IAM5", "; ".join(dict.fromkeys(why)), finding=finding)
+
+
+def wildcard_findings(construct: IConstruct, policy: dict) -> Iterator[tuple[dict, str]]:
+    """(statement, finding) for each wildcard action and resource of the resolved `policy`, named as
+    cdk-nag's IAM5 names them: `Action::s3:List*`, `Resource::arn:<AWS::Partition>:...:*`."""
+    for statement in policy.get("Statement", []):
+        for action in _as_list(statement.get("Action")):
+            if "*" in action:
+                yield statement, f"Action::{action}"
+        for resource in _as_list(statement.get("Resource")):
+            finding = "Resource::" + finding_text(construct, resource)
+            if "*" in finding:
+                yield statement, finding
+
+
+def _as_list(value: object) -> list:
+    return value if isinstance(value, list) else [] if value is None else [value]
 
 
 def finding_text(scope: IConstruct, value: str) -> str:

@@ -23,7 +23,7 @@ from aws_cdk import aws_s3 as s3
 from aws_cdk import pipelines
 
 from cdk_constructs.document_bucket import access_log_bucket
-from cdk_constructs.nag_checks import acknowledge, finding_text
+from cdk_constructs.nag_checks import acknowledge, finding_text, wildcard_findings
 
 ARTIFACT_LOG_PREFIX = "artifacts/"
 # Cited by every IAM acknowledgement below, as every IAM acknowledgement of the environments cites its page.
@@ -196,18 +196,10 @@ def _generated_policies(pipeline: pipelines.CodePipeline) -> Iterator[iam.Policy
 def _wildcard_findings(policy: iam.Policy) -> list[str]:
     """The IAM5 findings cdk-nag reports for `policy` (its IAMNoWildcardPermissions rule: Allow only)."""
     document = cdk.Stack.of(policy).resolve(policy.document)
-    findings: dict[str, None] = {}
-    for statement in document.get("Statement", []):
-        if statement.get("Effect") != "Allow":
-            continue
-        for action in _as_list(statement.get("Action")):
-            if "*" in action:
-                findings[f"Action::{action}"] = None
-        for resource in _as_list(statement.get("Resource")):
-            text = finding_text(policy, resource)
-            if "*" in text:
-                findings[f"Resource::{text}"] = None
-    return list(findings)
+    allowed = (
+        finding for statement, finding in wildcard_findings(policy, document) if statement.get("Effect") == "Allow"
+    )
+    return list(dict.fromkeys(allowed))
 
 
 def _reason(path: str, finding: str) -> str:
@@ -218,7 +210,3 @@ def _reason(path: str, finding: str) -> str:
         if path == policy_path and fnmatch.fnmatchcase(finding, pattern):
             return reason
     raise ValueError(f"{path}: no reviewed reason for AwsSolutions-IAM5[{finding}] (cdk_constructs/pipeline_checks.py)")
-
-
-def _as_list(value: object) -> list:
-    return value if isinstance(value, list) else [] if value is None else [value]
