@@ -15,10 +15,9 @@ export PYTHONDONTWRITEBYTECODE := 1
 # Unit tests only: no synth, no server, no subprocess (tests/conftest.py marks those from what each test uses).
 # Folders whose every test synthesizes are not even collected, so aws_cdk is never imported; bytecode
 # (and pytest's rewritten test modules) is cached under .build/, so a second run skips compiling.
-FAST_TESTS := tests/policies tests/schema tests/lambdas tests/client tests/local \
-	tests/cdk_constructs/test_endpoint_settings.py tests/cdk_constructs/test_resource_names.py
+FAST_TESTS := tests/contract tests/features tests/policies tests/schema tests/lambdas tests/client tests/local
 # What mypy checks: every product package and the CDK entry point (tests/ and bench/ are not product code).
-TYPED := schema stacks cdk_constructs monitoring policies lambdas local client security app.py
+TYPED := contract features schema stacks cdk_constructs monitoring policies lambdas local client security app.py
 
 help:  ## List the targets with what each does
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk 'BEGIN {FS = ":.*## "} {printf "  %-13s %s\n", $$1, $$2}'

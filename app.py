@@ -11,7 +11,7 @@ import sys
 
 import aws_cdk as cdk
 
-from cdk_constructs.endpoint_limits import deploy_problems
+from features.endpoint_limits import deploy_problems
 from schema import ConfigError, load_project
 from stacks.app_builder import build_app
 

@@ -41,9 +41,9 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from contract.settings import CacheSettings  # noqa: E402
 from lambdas.endpoint.cache.setup import build_cache  # noqa: E402
 from lambdas.endpoint.cache.store import SqliteStore, VersionMark  # noqa: E402
-from lambdas.endpoint.settings import CacheSettings  # noqa: E402
 from local.emulator import kb_id_for, start_emulator  # noqa: E402
 from tests.endpoint_server import context_header, emulator_client, iter_frames, start_endpoint, tenant_settings  # noqa: E402
 

@@ -37,7 +37,7 @@ from botocore.config import Config
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from lambdas.endpoint.settings import Retriever, TenantSettings  # noqa: E402
+from contract.settings import Retriever, TenantSettings  # noqa: E402
 from local.emulator import kb_id_for  # noqa: E402
 from tests.endpoint_server import iter_frames  # noqa: E402
 

@@ -147,7 +147,7 @@ def first_event_ms(url: str) -> float:
 def start_endpoint(front_door: str, emulator_env: dict[str, str]) -> tuple[subprocess.Popen, str]:
     port = free_port()
     env = endpoint_environment(
-        settings().to_json(), port, emulator_env, "arn:aws:iam::123456789012:user/bench", front_door=front_door
+        settings(), port, emulator_env, "arn:aws:iam::123456789012:user/bench", front_door=front_door
     )
     child = subprocess.Popen([str(RUN_SH)], env=env, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     url = f"http://127.0.0.1:{port}"

@@ -454,7 +454,7 @@ def start_matrix_endpoint() -> tuple[Any, subprocess.Popen, str]:
     port = free_port()
     child = subprocess.Popen(
         [str(RUN_SH)],
-        env=endpoint_environment(settings.to_json(), port, emulator.env, CALLER),
+        env=endpoint_environment(settings, port, emulator.env, CALLER),
         stdout=subprocess.DEVNULL,  # its logs and metrics
         stderr=subprocess.DEVNULL,
     )

@@ -12,7 +12,7 @@ of the tenant stack (docs/front-door.md).
 - Endpoint type REGIONAL (an edge-optimized API's streaming idle timeout is 30 s, a regional one's
   5 min; same page), or PRIVATE with `private.vpc_endpoint_ids`.
 - Stage `api` with throttling (rate, burst) and JSON access logs in their own log group, keyed like
-  the endpoint's own records (lambdas/endpoint/log_fields.py).
+  the endpoint's own records (contract/log_fields.py).
 - Callers: `invoke_policy` (execute-api:Invoke on exactly the two methods, policies/api_invoker.py)
   and, for invokers of other accounts or private APIs, the API's resource policy.
 """
@@ -35,7 +35,7 @@ from aws_cdk import aws_wafv2 as wafv2
 from constructs import Construct
 
 from cdk_constructs.nag_checks import acknowledge
-from lambdas.endpoint import log_fields as lf
+from contract import log_fields as lf
 from policies.api_invoker import METHODS, api_invoker_policy, api_resource_policy, method_resource
 from schema.front_door import ApiGatewayOptions, CustomDomain
 

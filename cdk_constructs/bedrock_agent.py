@@ -24,14 +24,13 @@ from constructs import Construct
 from cdk_constructs.endpoint_bundling import endpoint_code
 from cdk_constructs.log_group import log_group
 from cdk_constructs.nag_checks import acknowledge_wildcards
-from cdk_constructs.resource_names import agent_function_name, bounded_name, resource_prefix
-from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef
 from cdk_constructs.stack_outputs import publish
 from cdk_constructs.streaming_endpoint import ARCHITECTURE, RUNTIME, check_environment_size
+from contract.environment import AGENT_RESPONSE_MAX_BYTES, TENANT_SETTINGS
+from contract.resource_names import agent_function_name, bounded_name, resource_prefix
+from contract.resource_refs import GuardrailRef, KnowledgeBaseRef
+from contract.settings import TenantSettings
 from lambdas.agent_action import action_contract as contract
-from lambdas.agent_action.action_handler import MAX_BYTES_ENV
-from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
-from lambdas.endpoint.settings import TenantSettings
 from policies import agent_role, endpoint_role
 from policies.agent_role import agent_invoker_policy, agent_role_policy, agent_trust_policy
 from policies.endpoint_role import endpoint_role_policy, inputs_for
@@ -122,7 +121,7 @@ class TenantAgent(Construct):
         return role
 
     def _build_function(self, settings: TenantSettings, token_lengths: dict[str, int]) -> lambda_.Function:
-        variables = {SETTINGS_ENV_VAR: settings.to_json(), MAX_BYTES_ENV: str(self.config.response_max_bytes)}
+        variables = {TENANT_SETTINGS: settings.to_json(), AGENT_RESPONSE_MAX_BYTES: str(self.config.response_max_bytes)}
         check_environment_size(variables, token_lengths, where=f"{self.node.path} (tenant {self.tenant_name})")
         # Invoked synchronously by Bedrock only (no asynchronous retries for a DLQ to catch); no VPC:
         # it reaches only Bedrock and CloudWatch Logs, like the endpoint.

@@ -24,6 +24,8 @@ from aws_cdk import aws_lambda as lambda_
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 PACKAGE_DIR = "lambdas"
+# The service's own packages: lambdas/ and the contract it shares with the rest of the project.
+PACKAGE_DIRS = (PACKAGE_DIR, "contract")
 PACKAGE_FILES = ("*.py", "run.sh")
 # botocore ships models for ~450 services (about half the package); the endpoint calls one. Only
 # these keep their models (tests/cdk_constructs/test_endpoint_bundling.py checks every boto3 client the code creates).
@@ -46,9 +48,10 @@ class Target:
 
 
 def package_sources(repo_root: Path = REPO_ROOT) -> list[Path]:
-    """The service's own files: .py and run.sh under lambdas/, never tests or caches."""
-    root = repo_root / PACKAGE_DIR
-    files = {path for pattern in PACKAGE_FILES for path in root.rglob(pattern)}
+    """The service's own files: .py and run.sh under lambdas/ and contract/, never tests or caches."""
+    files = {
+        path for folder in PACKAGE_DIRS for pattern in PACKAGE_FILES for path in (repo_root / folder).rglob(pattern)
+    }
     return sorted(path for path in files if "__pycache__" not in path.parts and "tests" not in path.parts)
 
 

@@ -1,5 +1,5 @@
 """What the front door changes on the endpoint function: VPC attachment, SnapStart, the invoked target,
-the environment variables the service reads, and the invoke policy (schema/front_door.py).
+and the invoke policy (schema/front_door.py).
 
 The streaming endpoint calls these helpers so its own file keeps one call site per concern; with the
 default front door (function URL, no VPC, no SnapStart) every helper is a no-op and the template is
@@ -14,13 +14,6 @@ from aws_cdk import aws_iam as iam
 from aws_cdk import aws_lambda as lambda_
 
 from cdk_constructs.nag_checks import acknowledge
-from lambdas.endpoint.identity import REQUEST_CONTEXTS_ENV
-from lambdas.endpoint.snapstart import (
-    AFTER_RESTORE_ENV,
-    AFTER_RESTORE_PATH,
-    BEFORE_CHECKPOINT_ENV,
-    BEFORE_CHECKPOINT_PATH,
-)
 from policies.invoker import invoker_statements
 from policies.vpc_access import SID as VPC_SID
 from policies.vpc_access import WILDCARD_REASON as VPC_REASON
@@ -28,17 +21,6 @@ from policies.vpc_access import vpc_access_policy
 from schema.front_door import FrontDoor
 
 ALIAS_NAME = "live"  # the alias the URL or API targets when SnapStart is on (SnapStart runs on published versions)
-
-
-def front_door_variables(front: FrontDoor) -> dict[str, str]:
-    """Variables the service reads: which request contexts it accepts, and where the adapter's SnapStart hooks POST."""
-    variables: dict[str, str] = {}
-    if front.uses_api:
-        variables[REQUEST_CONTEXTS_ENV] = ",".join(front.request_contexts)
-    if front.snapstart:
-        variables[BEFORE_CHECKPOINT_ENV] = BEFORE_CHECKPOINT_PATH
-        variables[AFTER_RESTORE_ENV] = AFTER_RESTORE_PATH
-    return variables
 
 
 def extra_role_policies(front: FrontDoor) -> dict[str, iam.PolicyDocument]:

@@ -16,7 +16,7 @@ from aws_cdk import RemovalPolicy
 from aws_cdk import aws_bedrock as bedrock
 from constructs import Construct
 
-from cdk_constructs.resource_refs import GuardrailRef
+from contract.resource_refs import GuardrailRef
 from schema.guardrail_config import Guardrail as GuardrailConfig
 
 ALLOWED_ACTIONS = ("BLOCK", "NONE")

@@ -19,7 +19,7 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from cdk_constructs.log_group import log_group
-from cdk_constructs.resource_names import bounded_name
+from contract.resource_names import bounded_name
 from monitoring.ingestion_events import LOG_TYPE
 from schema import Environment
 

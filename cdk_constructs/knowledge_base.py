@@ -14,8 +14,8 @@ from constructs import Construct
 from cdk_constructs.data_source import DataSource
 from cdk_constructs.document_bucket import DocumentBucket
 from cdk_constructs.nag_checks import acknowledge
-from cdk_constructs.resource_names import bounded_name
-from cdk_constructs.resource_refs import KnowledgeBaseRef
+from contract.resource_names import bounded_name
+from contract.resource_refs import KnowledgeBaseRef
 from policies.knowledge_base_role import (
     BEDROCK_SERVICE,
     KnowledgeBaseRoleInputs,

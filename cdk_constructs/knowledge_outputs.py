@@ -1,19 +1,19 @@
 """Publishes what `akb` commands and application teams need to find a tenant's knowledge resources.
 
 Each value becomes a stack output and an SSM parameter `/akb/<env>/<tenant>/<key>` (cdk_constructs/stack_outputs.py);
-the keys come from cdk_constructs/resource_names.py, which `akb ingest` reads too.
+the keys come from contract/resource_names.py, which `akb ingest` reads too.
 """
 
 from __future__ import annotations
 
 from constructs import Construct
 
-from cdk_constructs import resource_names as naming
 from cdk_constructs.document_bucket import DocumentBucket
 from cdk_constructs.guardrail import Guardrail
 from cdk_constructs.knowledge_base import KnowledgeBase
 from cdk_constructs.retrieval_instruction import RetrievalInstruction
 from cdk_constructs.stack_outputs import publish
+from contract import resource_names as naming
 
 
 def publish_knowledge(

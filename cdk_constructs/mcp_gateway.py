@@ -26,16 +26,17 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from cdk_constructs.endpoint_bundling import endpoint_code
-from cdk_constructs.endpoint_settings import tenant_settings
 from cdk_constructs.log_group import log_group
 from cdk_constructs.nag_checks import acknowledge_wildcards
-from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from cdk_constructs.stack_outputs import publish
 from cdk_constructs.streaming_endpoint import ARCHITECTURE, RUNTIME
+from contract.environment import GATEWAY_SETTINGS, LOG_SERVICE
+from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
+from contract.settings import TenantSettings
+from features.endpoint_settings import tenant_settings
 from lambdas.endpoint.modes.agentic import build_request
 from lambdas.endpoint.request import Query
-from lambdas.endpoint.settings import TenantSettings
-from lambdas.gateway_interceptor.gateway_settings import AGENTIC, ENV_VAR, RETRIEVE, GatewaySettings
+from lambdas.gateway_interceptor.gateway_settings import AGENTIC, RETRIEVE, GatewaySettings
 from monitoring.metric_catalogue import GatewayMetrics
 from policies.endpoint_role import inputs_for
 from policies.gateway_role import (
@@ -203,7 +204,7 @@ class McpGatewayConstruct(Construct):
             timeout=cdk.Duration.seconds(10),
             role=role,
             log_group=log_group,
-            environment={ENV_VAR: settings.to_json(), "AKB_LOG_SERVICE": INTERCEPTOR_SERVICE},
+            environment={GATEWAY_SETTINGS: settings.to_json(), LOG_SERVICE: INTERCEPTOR_SERVICE},
             # Invoked synchronously by the gateway: no async retries, so a DLQ would stay empty.
         )
 

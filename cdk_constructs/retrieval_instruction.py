@@ -11,7 +11,7 @@ from __future__ import annotations
 import aws_cdk as cdk
 from constructs import Construct
 
-from cdk_constructs.resource_refs import RetrievalInstructionRef
+from contract.resource_refs import RetrievalInstructionRef
 from schema.tenant import RetrievalInstruction as RetrievalInstructionConfig
 
 RESOURCE_TYPE = "AWS::Bedrock::RetrievalInstruction"

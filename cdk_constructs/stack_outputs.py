@@ -6,7 +6,7 @@ import aws_cdk as cdk
 from aws_cdk import aws_ssm as ssm
 from constructs import Construct
 
-from cdk_constructs.resource_names import parameter_name
+from contract.resource_names import parameter_name
 
 
 def publish(scope: Construct, env_name: str, tenant: str, key: str, value: str, description: str) -> None:

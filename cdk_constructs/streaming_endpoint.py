@@ -23,8 +23,20 @@ from cdk_constructs.agentcore_memory import ConversationMemory
 from cdk_constructs.api_front_door import ApiFrontDoor
 from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.endpoint_bundling import endpoint_code
-from cdk_constructs.endpoint_limits import (
-    ADAPTER_VARIABLES,
+from cdk_constructs.log_group import log_group as new_log_group
+from cdk_constructs.nag_checks import acknowledge_wildcards
+from cdk_constructs.stack_outputs import publish
+from contract.environment import endpoint_environment
+from contract.resource_names import (
+    WEB_ADAPTER_ACCOUNT,
+    WEB_ADAPTER_LAYER,
+    api_access_log_group_name,
+    api_name,
+    endpoint_function_name,
+    invoke_policy_name,
+)
+from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
+from features.endpoint_limits import (
     ENVIRONMENT_LIMIT_BYTES,
     GUARDRAIL_ID_LENGTH,
     INSTRUCTION_ID_LENGTH,
@@ -35,21 +47,7 @@ from cdk_constructs.endpoint_limits import (
     function_name_message,
     worst_case_size,
 )
-from cdk_constructs.endpoint_settings import tenant_settings
-from cdk_constructs.log_group import log_group as new_log_group
-from cdk_constructs.nag_checks import acknowledge_wildcards
-from cdk_constructs.resource_names import (
-    WEB_ADAPTER_ACCOUNT,
-    WEB_ADAPTER_LAYER,
-    api_access_log_group_name,
-    api_name,
-    endpoint_function_name,
-    invoke_policy_name,
-)
-from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
-from cdk_constructs.stack_outputs import publish
-from lambdas.endpoint.cache.setup import TABLE_ENV as CACHE_TABLE_ENV_VAR
-from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
+from features.endpoint_settings import tenant_settings
 from policies.api_invoker import api_invoker_policy
 from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
 from policies.invoker import invoker_policy, url_permissions
@@ -155,14 +153,12 @@ class StreamingEndpoint(Construct):
 
     def _environment_variables(self, lengths: Mapping[str, int]) -> dict[str, str]:
         """The adapter's settings and the tenant's, checked against Lambda's 4 KB at their worst case."""
-        environment_variables = {
-            **ADAPTER_VARIABLES,
-            # Tokens inside the JSON (knowledge base ids, guardrail version) become an Fn::Join.
-            SETTINGS_ENV_VAR: self.settings.to_json(),
-            **front_doors.front_door_variables(self.front_door),
-        }
-        if self.cache_table is not None:
-            environment_variables[CACHE_TABLE_ENV_VAR] = self.cache_table.physical_name
+        environment_variables = endpoint_environment(
+            self.settings,
+            cache_table=self.cache_table.physical_name if self.cache_table is not None else None,
+            request_contexts=self.front_door.request_contexts,
+            snapstart=self.front_door.snapstart,
+        )
         check_environment_size(environment_variables, lengths, where=f"{self.node.path} (tenant {self.tenant_name})")
         return environment_variables
 

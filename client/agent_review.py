@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from cdk_constructs.resource_names import agent_function_name
+from contract.resource_names import agent_function_name
 from policies.agent_role import (
     BEDROCK_SERVICE,
     WILDCARD_REASONS,

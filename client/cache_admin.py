@@ -1,7 +1,7 @@
 """The tenant's result-cache store, as the `akb` commands reach it: stats, flush, publishing versions.
 
 In AWS the store is the tenant's DynamoDB table (its name derives from env and tenant:
-cdk_constructs/resource_names.cache_table_name); with `--local`, the SQLite file `akb local` uses
+contract/resource_names.cache_table_name); with `--local`, the SQLite file `akb local` uses
 (`local_cache_path`). Operator credentials are used, never the endpoint's role.
 """
 
@@ -13,7 +13,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
-from cdk_constructs.resource_names import cache_table_name
+from contract.resource_names import cache_table_name
 from lambdas.endpoint.cache.store import CacheStore, SqliteStore, VersionMark
 
 LOCAL_CACHE_DIR_ENV = "AKB_LOCAL_CACHE_DIR"

@@ -1,7 +1,7 @@
 """`akb cost`: what each tenant cost over a time window, estimated from CloudWatch (GetMetricData).
 
 Per tenant, from one GetMetricData call (one period spanning the whole window):
-- requests, planner iterations and the endpoint's own `EstimatedCostUSD` (lambdas/endpoint/metric_names.py):
+- requests, planner iterations and the endpoint's own `EstimatedCostUSD` (contract/metric_names.py):
   agentic calls plus their underlying Retrieve calls, counted by the proxy the ledger names
   (iterations, the endpoint's stand-in for Bedrock's TotalIterationCount) at the environment's `pricing`;
 - index storage from Bedrock's RawDataSize (GB, average over the window) of the tenant's knowledge
@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
-from cdk_constructs import resource_names as naming
-from lambdas.endpoint import metric_names as names
+from contract import metric_names as names
+from contract import resource_names as naming
 from schema import Project
 
 _SINCE = re.compile(r"^(\d{1,4})([hdw])$")

@@ -1,6 +1,6 @@
 """A Python client for a tenant's endpoint, deployed (IAM-signed) or local (`akb local`).
 
-`Client.query()` yields the typed events of `lambdas.endpoint.events` the moment each arrives
+`Client.query()` yields the typed events of `contract.events` the moment each arrives
 (an `ErrorEvent` is yielded like any other: the caller decides); `Client.ask()` collects them into
 an `Answer` and raises `StreamError` if the stream carried an error. Failures before the stream
 starts raise `EndpointHTTPError` (the endpoint answered with a status) or `EndpointConnectionError`
@@ -22,7 +22,7 @@ from botocore.credentials import Credentials, ReadOnlyCredentials
 
 from client import sigv4
 from client.sse import ACCEPT, DECODERS, StreamDecodeError, StreamFormat
-from lambdas.endpoint.events import (
+from contract.events import (
     Citation,
     DoneEvent,
     ErrorEvent,

@@ -1,7 +1,7 @@
 """Uploads documents to a knowledge base's S3 source and follows the ingestion job to its end.
 
 Every identifier comes from the SSM parameters the tenant stack publishes (`/akb/<env>/<tenant>/`,
-keys in cdk_constructs/resource_names.py), so the command needs only the env, tenant and alias. Clients are plain
+keys in contract/resource_names.py), so the command needs only the env, tenant and alias. Clients are plain
 boto3; tests drive them with botocore's Stubber (there is no AWS account here).
 """
 
@@ -15,7 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from cdk_constructs import resource_names as naming
+from contract import resource_names as naming
 from schema import Project
 from schema.knowledge import S3Source
 

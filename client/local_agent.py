@@ -14,7 +14,7 @@ from collections.abc import Iterator
 from pathlib import Path
 
 from client.agent_client import discovery_file, write_discovery
-from lambdas.endpoint.settings import TenantSettings
+from contract.settings import TenantSettings
 
 
 def register(emulator_url: str, tenant: str, settings: TenantSettings, response_max_bytes: int) -> tuple[str, str]:

@@ -3,7 +3,7 @@
 What the stack renders into AKB_TENANT_SETTINGS at deploy time, `akb local` builds here from the
 same config; only the ids differ (the emulator's `kb_id_for(alias)` instead of CloudFormation's,
 fixed local guardrail/instruction ids instead of deployed ones); the settings themselves come
-from the stack's own builder (cdk_constructs/endpoint_settings.py, no CDK import).
+from the stack's own builder (features/endpoint_settings.py, no CDK import).
 """
 
 from __future__ import annotations
@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection
 
-from cdk_constructs.endpoint_settings import tenant_settings as stack_tenant_settings
-from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
-from lambdas.endpoint.settings import TenantSettings
+from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
+from contract.settings import TenantSettings
+from features.endpoint_settings import tenant_settings as stack_tenant_settings
 from schema.loader import Project
 
 LOCAL_VERSION = "1"

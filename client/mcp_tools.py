@@ -19,7 +19,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from functools import partial
-from typing import Annotated, Any, Literal
+from typing import Annotated, Any
 
 import anyio
 import anyio.to_thread
@@ -38,8 +38,9 @@ from client.endpoint_client import (
 )
 from client.render import cite, document_of, snippet, step_lines
 from client.sigv4 import SigningError
-from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, ResultEvent, TextEvent, TraceEvent
-from lambdas.endpoint.request import MAX_SESSION_ID_CHARS, SESSION_ID_PATTERN
+from contract.enums import Mode
+from contract.events import DoneEvent, ErrorEvent, Event, ResultEvent, TextEvent, TraceEvent
+from contract.request_body import MAX_SESSION_ID_CHARS, SESSION_ID_PATTERN
 
 SOURCE_CHARS = 400  # per numbered source in the tool result: enough to quote, small enough for a context window
 EVENT_BUFFER = 64  # events in flight between the HTTP thread and the event loop
@@ -255,8 +256,8 @@ MetadataFilter = Annotated[
     dict[str, Any] | None,
     Field(description='Metadata filter, e.g. {"equals": {"key": "team", "value": "api"}} (docs/endpoint.md).'),
 ]
-Mode = Annotated[
-    Literal["agentic", "retrieve", "auto"] | None,
+ModeArgument = Annotated[
+    Mode | None,
     Field(
         description="agentic: multi-step planner; retrieve: one search per knowledge base; auto: the "
         "tenant's router picks. Default: the tenant's."
@@ -299,7 +300,7 @@ def build_server(client: Client, catalogue: ToolCatalogue) -> MCPServer:
         ctx: Context,
         knowledge_bases: KnowledgeBases = None,
         filter: MetadataFilter = None,
-        mode: Mode = None,
+        mode: ModeArgument = None,
         user_id: UserId = None,
         session_id: SessionId = None,
     ) -> CallToolResult:

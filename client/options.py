@@ -27,13 +27,13 @@ def load_or_exit(config_dir: Path, env_name: str, *, deploy_limits: bool = False
     """Loads the project or prints the config errors and exits 1 (never a stack trace).
 
     `deploy_limits`: also check what the endpoint construct would refuse at synth (environment
-    size, function name length: cdk_constructs/endpoint_limits.py), as `cdk synth` (app.py) does."""
+    size, function name length: features/endpoint_limits.py), as `cdk synth` (app.py) does."""
     from schema import ConfigError, load_project
 
     try:
         project = load_project(config_dir, env_name)
         if deploy_limits:
-            from cdk_constructs.endpoint_limits import deploy_problems
+            from features.endpoint_limits import deploy_problems
 
             problems = deploy_problems(project)
             if problems:

@@ -20,7 +20,7 @@ from rich.spinner import Spinner
 from rich.table import Table
 from rich.text import Text
 
-from lambdas.endpoint.events import (
+from contract.events import (
     Citation,
     DoneEvent,
     ErrorEvent,

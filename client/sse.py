@@ -2,7 +2,7 @@
 
 The decoders take an iterator of text lines (as `httpx.Response.iter_lines()` yields them) and know
 nothing about HTTP, so the same code serves the client, the CLI and the tests. Event classes come
-from `lambdas.endpoint.events`, the one definition the service also encodes with.
+from `contract.events`, the one definition the service also encodes with.
 """
 
 from __future__ import annotations
@@ -11,7 +11,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Literal
 
-from lambdas.endpoint.events import EVENT_TYPES, Event, event_from_dict
+from contract.events import EVENT_TYPES, Event, event_from_dict
 
 StreamFormat = Literal["sse", "ndjson"]
 ACCEPT: dict[str, str] = {"sse": "text/event-stream", "ndjson": "application/x-ndjson"}

@@ -26,7 +26,7 @@ from aws_cdk import aws_lambda as lambda_
 from aws_cdk import aws_sns as sns
 from constructs import Construct
 
-from lambdas.endpoint import metric_names as names
+from contract import metric_names as names
 from monitoring.metric_catalogue import BedrockMetrics, EndpointMetrics, GatewayMetrics, agentic_calls_per_minute
 from schema.alarm_config import AccountThresholds, TenantThresholds
 

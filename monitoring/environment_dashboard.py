@@ -15,7 +15,7 @@ from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
 from constructs import Construct
 
-from lambdas.endpoint import metric_names as names
+from contract import metric_names as names
 from monitoring.dashboard_widgets import (
     GRAPH_WIDTH,
     ROW_HEIGHT,

@@ -1,7 +1,7 @@
 """CloudWatch metrics of the endpoint (EMF, per tenant) and of Amazon Bedrock (per account), by name.
 
 Dashboards and alarms never write a namespace, metric name or dimension themselves: they ask
-`EndpointMetrics` / `BedrockMetrics`, which read `lambdas/endpoint/metric_names.py` — the module the
+`EndpointMetrics` / `BedrockMetrics`, which read `contract/metric_names.py` — the module the
 service emits with. A metric asked for with a dimension set the service does not emit is a synth
 error, not an empty graph in production.
 
@@ -17,7 +17,7 @@ from typing import Any
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
 
-from lambdas.endpoint import metric_names as names
+from contract import metric_names as names
 
 DEFAULT_PERIOD = Duration.minutes(5)
 # The account's AgenticRetrieveStream quota is counted per minute.
@@ -50,7 +50,7 @@ class EndpointMetrics:
         emitted = names.DIMENSION_SETS.get(metric_name)
         if emitted is None:
             raise ValueError(
-                f"{metric_name!r} is not an endpoint metric; use one of lambdas/endpoint/metric_names.py: "
+                f"{metric_name!r} is not an endpoint metric; use one of contract/metric_names.py: "
                 + ", ".join(sorted(names.DIMENSION_SETS))
             )
         if tuple(dimensions) not in emitted:
@@ -167,7 +167,7 @@ class BedrockMetrics:
             raise ValueError(
                 f"Bedrock publishes {metric_name} (Operation={operation}) with dimensions {list(published)}, "
                 f"not {list(dimensions)}: pass knowledge_base_id exactly when the series carries "
-                f"{names.BEDROCK_KNOWLEDGE_BASE_DIMENSION} (lambdas/endpoint/metric_names.py BEDROCK_SERIES)"
+                f"{names.BEDROCK_KNOWLEDGE_BASE_DIMENSION} (contract/metric_names.py BEDROCK_SERIES)"
             )
         return cloudwatch.Metric(
             namespace=names.BEDROCK_KB_NAMESPACE,

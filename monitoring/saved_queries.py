@@ -1,6 +1,6 @@
 """CloudWatch Logs Insights saved queries over the endpoint's structured logs.
 
-The field names come from `lambdas/endpoint/log_fields.py`, the module the service logs with.
+The field names come from `contract/log_fields.py`, the module the service logs with.
 Saved queries take no parameters: the request-trace query carries a placeholder to replace.
 https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/CWL_QuerySyntax.html
 """
@@ -10,7 +10,7 @@ from __future__ import annotations
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from lambdas.endpoint import log_fields as f
+from contract import log_fields as f
 
 REQUEST_ID_PLACEHOLDER = "REPLACE-WITH-REQUEST-ID"
 

@@ -14,7 +14,7 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
-from lambdas.endpoint import metric_names as names
+from contract import metric_names as names
 from monitoring.dashboard_widgets import GRAPH_WIDTH, ROW_HEIGHT, explained_row, graph, titled_dashboard
 from monitoring.metric_catalogue import RAW_DATA_SIZE_PERIOD, BedrockMetrics, EndpointMetrics, GatewayMetrics
 from schema.alarm_config import TenantThresholds

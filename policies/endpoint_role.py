@@ -14,7 +14,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from lambdas.endpoint import metric_names
+from contract import metric_names
 from policies import cache_table
 from policies.document import PolicyDocument, Statement, allow, document
 from policies.memory_access import MemoryAccess, memory_statements

@@ -10,7 +10,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from lambdas.endpoint import metric_names
+from contract import metric_names
 from policies.document import PolicyDocument, Statement, allow, document
 
 if TYPE_CHECKING:

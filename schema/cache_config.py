@@ -12,12 +12,12 @@ from typing import Literal
 
 from pydantic import Field, field_validator
 
+from contract.enums import MODES, Mode
 from schema.common import StrictModel, unique
 
 # DynamoDB items are at most 400 KB (ledger); the entry's other attributes and keys need room.
 MAX_ENTRY_KB = 350
-Mode = Literal["agentic", "retrieve", "auto"]
-ALL_MODES: tuple[Mode, ...] = ("agentic", "retrieve", "auto")
+ALL_MODES: tuple[Mode, ...] = MODES
 
 
 class Cache(StrictModel):

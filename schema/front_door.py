@@ -19,6 +19,7 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
+from contract.enums import RequestContext
 from schema.arn_types import AcmCertificateArn, WafRegionalWebAclArn
 from schema.common import StrictModel, unique
 
@@ -167,9 +168,9 @@ class FrontDoor(StrictModel):
         return self.front_door == "function_url" or self.api_gateway.keep_function_url
 
     @property
-    def request_contexts(self) -> list[str]:
+    def request_contexts(self) -> list[RequestContext]:
         """The request-context shapes the endpoint accepts (lambdas/endpoint/identity.py)."""
-        contexts = ["function_url"] if self.uses_function_url else []
+        contexts: list[RequestContext] = ["function_url"] if self.uses_function_url else []
         return contexts + (["api_gateway"] if self.uses_api else [])
 
 

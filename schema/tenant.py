@@ -5,10 +5,11 @@ Onboarding a tenant is adding one such file (reviewed like code) and deploying o
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated
 
 from pydantic import AfterValidator, BeforeValidator, Field, model_validator
 
+from contract.enums import Mode, UserContextMode
 from schema.agent_config import Agent
 from schema.alarm_config import TenantAlarms
 from schema.arn_types import IamPrincipalArn, IamRoleArn
@@ -64,7 +65,7 @@ class Routing(StrictModel):
     """Which path a question takes: `agentic` (AgenticRetrieveStream), `retrieve` (single-shot Retrieve
     on each knowledge base, fused) or `auto` (a rule-based router picks one; docs/routing.md)."""
 
-    default_mode: Literal["agentic", "auto", "retrieve"] = Field(
+    default_mode: Mode = Field(
         "agentic",
         description="Mode of requests that name none. `auto` routes short, single-intent questions to "
         "Retrieve (lowest cost and latency) and the rest to agentic retrieval.",
@@ -170,7 +171,7 @@ class Tenant(StrictModel):
         description="The tenant's guardrail, or `none` to opt out explicitly (never by omission).",
     )
     invokers: list[Invoker] = Field(default_factory=list, description="Who may call the endpoint.")
-    user_context: Literal["none", "caller", "trusted"] = Field(
+    user_context: UserContextMode = Field(
         "none",
         description="none: no document ACLs; caller: the caller's IAM user name, or its session name for invokers "
         "with user_id_from_session_name; trusted: also a userId from a trusted invoker. Other callers are refused.",

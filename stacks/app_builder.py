@@ -5,7 +5,7 @@ from __future__ import annotations
 import aws_cdk as cdk
 
 from cdk_constructs.nag_checks import enable_nag
-from cdk_constructs.resource_names import platform_stack_name, tenant_stack_name
+from contract.resource_names import platform_stack_name, tenant_stack_name
 from schema import Project
 from stacks.platform_stack import PlatformStack
 from stacks.tenant_stack import TenantStack

@@ -8,7 +8,7 @@ import aws_cdk as cdk
 from constructs import Construct
 
 from cdk_constructs.removal import removal_policy
-from cdk_constructs.resource_names import resource_prefix
+from contract.resource_names import resource_prefix
 from monitoring.alarm_topic import AlarmTopic
 from monitoring.alarms import BedrockAccountAlarms
 from monitoring.environment_dashboard import EnvironmentDashboard

@@ -23,7 +23,9 @@ from cdk_constructs.knowledge_outputs import publish_knowledge
 from cdk_constructs.log_group import log_group
 from cdk_constructs.mcp_gateway import McpGatewayConstruct
 from cdk_constructs.removal import removal_policy
-from cdk_constructs.resource_names import (
+from cdk_constructs.retrieval_instruction import RetrievalInstruction
+from cdk_constructs.streaming_endpoint import StreamingEndpoint, token_lengths
+from contract.resource_names import (
     bounded_name,
     cache_table_name,
     endpoint_log_group_name,
@@ -32,8 +34,6 @@ from cdk_constructs.resource_names import (
     query_folder,
     resource_prefix,
 )
-from cdk_constructs.retrieval_instruction import RetrievalInstruction
-from cdk_constructs.streaming_endpoint import StreamingEndpoint, token_lengths
 from monitoring.agent_observability import AgentObservability
 from monitoring.api_metrics import ApiMetrics
 from monitoring.tenant_observability import TenantObservability

@@ -13,7 +13,7 @@ from dataclasses import dataclass, field, replace
 from types import TracebackType
 from typing import Any
 
-from lambdas.endpoint.settings import Retriever, TenantSettings
+from contract.settings import Retriever, TenantSettings
 
 DEFAULT_CALLER = "arn:aws:sts::123456789012:assumed-role/acme-app/alice"
 # Like config/tenants/acme.yaml: acme-app's trust policy pins its session names, so they are user ids.

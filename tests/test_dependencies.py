@@ -15,7 +15,18 @@ from packaging.utils import canonicalize_name
 
 from tests.conftest import REPO
 
-PRODUCT = ("schema", "stacks", "cdk_constructs", "monitoring", "policies", "lambdas", "local", "client")
+PRODUCT = (
+    "contract",
+    "features",
+    "schema",
+    "stacks",
+    "cdk_constructs",
+    "monitoring",
+    "policies",
+    "lambdas",
+    "local",
+    "client",
+)
 # Import name -> distribution name, where they differ.
 DISTRIBUTION = {
     "yaml": "PyYAML",

@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from client.options import config_option, env_option
+from contract.enums import MODES
 
 if TYPE_CHECKING:
     from client.endpoint_client import Client
@@ -62,7 +63,7 @@ def _filter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
 )
 @click.option("--filter", "metadata_filter", callback=_filter, help="Metadata filter, as JSON.")
 @click.option("--user-id", help="User id for document ACLs (honoured for trusted callers only).")
-@click.option("--mode", type=click.Choice(["agentic", "retrieve", "auto"]), help="Retrieval mode.")
+@click.option("--mode", type=click.Choice(MODES), help="Retrieval mode.")
 @click.option(
     "--more",
     type=click.IntRange(min=0, max=MAX_MORE_PAGES),
@@ -163,7 +164,7 @@ def _session(session_id: str | None, new_session: bool, no_save: bool) -> str | 
     if no_save and session_id is None and not new_session:
         raise click.UsageError("--no-save applies to a conversation: add --session ID or --new-session")
     if session_id is not None:
-        from lambdas.endpoint.request import MAX_SESSION_ID_CHARS, SESSION_ID_PATTERN
+        from contract.request_body import MAX_SESSION_ID_CHARS, SESSION_ID_PATTERN
 
         if len(session_id) > MAX_SESSION_ID_CHARS or not re.match(SESSION_ID_PATTERN, session_id):
             raise click.UsageError(
@@ -252,7 +253,7 @@ def _run(client: Client, question: str, options: dict[str, Any], as_json: bool, 
     )
     from client.render import JsonRenderer, QuietRenderer, ViewRenderer, view_console
     from client.sigv4 import SigningError
-    from lambdas.endpoint.events import DoneEvent, ErrorEvent
+    from contract.events import DoneEvent, ErrorEvent
 
     renderer: Renderer
     if as_json:

@@ -17,13 +17,13 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from client.options import config_option, env_option
+from contract.enums import MODES
 
 if TYPE_CHECKING:
     from client.evaluation.dataset import EvalItem
     from client.evaluation.runner import Record
-    from lambdas.endpoint.events import Event
+    from contract.events import Event
 
-MODES = ("agentic", "retrieve", "auto")
 # `agent`: the tenant's Bedrock agent (docs/agents.md), on request only: --modes agentic,agent
 ALL_MODES = (*MODES, "agent")
 PIPE_WIDTH = 200  # columns when stdout is not a terminal: wider than every table akb eval prints

@@ -10,10 +10,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cdk_constructs.resource_names import ingestion_log_group_name
 from client import ingestion as ingest
 from client import ingestion_log_reader as log_reader
 from client.options import config_option, env_option, load_or_exit
+from contract.resource_names import ingestion_log_group_name
 
 if TYPE_CHECKING:
     from schema import Project

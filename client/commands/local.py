@@ -20,6 +20,10 @@ import click
 
 from client.local_processes import stop, wait_ready
 from client.options import config_option, env_option, load_or_exit
+from contract.enums import RequestContext
+from contract.environment import LocalRun
+from contract.environment import endpoint_environment as contract_environment
+from contract.settings import TenantSettings
 
 if TYPE_CHECKING:
     from schema.agent_config import Agent
@@ -29,24 +33,28 @@ RUN_SH = REPO / "lambdas" / "run.sh"
 
 
 def endpoint_environment(
-    settings_json: str,
+    settings: TenantSettings,
     port: int,
     emulator_env: dict[str, str],
     caller_arn: str,
     cache_path: Path | None = None,
-    front_door: str = "function_url",
+    front_door: RequestContext = "function_url",
 ) -> dict[str, str]:
-    """The child's environment: tenant settings, local mode, the emulator, dummy credentials, the cache file,
-    and (front_door api_gateway) the local stand-in for API Gateway (lambdas/endpoint/local_front_door.py)."""
+    """The child's environment: the endpoint's own variables as the stack builds them, in local mode
+    (contract/environment.py), plus the emulator, dummy credentials and a region; nothing AWS_ or AKB_
+    of this shell leaks in."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("AWS_", "AKB_"))}
     env.update(emulator_env)  # AWS_ENDPOINT_URL_BEDROCK_AGENT_RUNTIME + dummy keys
+    local = LocalRun(
+        caller_arn=caller_arn,
+        port=port,
+        python=sys.executable,
+        cache_path=str(cache_path) if cache_path is not None else None,
+        front_door=front_door,
+    )
+    env.update(contract_environment(settings, local=local))
     env.update(
         {
-            "AKB_TENANT_SETTINGS": settings_json,
-            "AKB_LOCAL_MODE": "1",
-            "AKB_LOCAL_CALLER_ARN": caller_arn,
-            "AKB_PYTHON": sys.executable,
-            "AWS_LWA_PORT": str(port),
             "AWS_REGION": "us-west-2",
             "AWS_DEFAULT_REGION": "us-west-2",
             "AWS_ACCESS_KEY_ID": "x",
@@ -54,12 +62,6 @@ def endpoint_environment(
             "PYTHONUNBUFFERED": "1",
         }
     )
-    if cache_path is not None:
-        env["AKB_CACHE_PATH"] = str(cache_path)  # the tenant's result cache (cache/setup.py)
-    if front_door == "api_gateway":
-        # Every request gets an API-Gateway-shaped context, the only shape the endpoint then accepts.
-        env["AKB_LOCAL_FRONT_DOOR"] = "api_gateway"
-        env["AKB_REQUEST_CONTEXTS"] = "api_gateway"
     return env
 
 
@@ -103,7 +105,7 @@ def command(
     emulator_port: int,
     caller_arn: str | None,
     delay_ms: float,
-    front_door: str,
+    front_door: RequestContext,
 ) -> None:
     """Run the emulator and the tenant's endpoint locally (127.0.0.1 only) until Ctrl-C."""
     from client.cache_admin import local_cache_path
@@ -131,9 +133,7 @@ def command(
         cache_path = local_cache_path(env_name, tenant_name) if settings.cache is not None else None
         child = subprocess.Popen(
             [str(RUN_SH)],
-            env=endpoint_environment(
-                settings.to_json(), port, emulator.env, caller_arn, cache_path, front_door=front_door
-            ),
+            env=endpoint_environment(settings, port, emulator.env, caller_arn, cache_path, front_door=front_door),
         )
         if not wait_ready(url, child):
             click.echo(f"the endpoint did not become ready on {url} (is the port free?)", err=True)

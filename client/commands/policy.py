@@ -1,7 +1,7 @@
 """`akb policy`: the IAM a tenant gets, as JSON for a security review, without synthesizing.
 
 Built by the same pure functions the stacks attach (policies/), fed with what config already knows
-(partition, region, account, names from cdk_constructs/resource_names.py) and named placeholders for what exists
+(partition, region, account, names from contract/resource_names.py) and named placeholders for what exists
 only after deploy: `<kb:docs:id>`, `<guardrail:id>`, `<account>` for an environment-agnostic config.
 """
 
@@ -14,15 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from cdk_constructs.resource_names import (
+from client.agent_review import agent_review
+from client.front_door_review import front_door_review
+from client.options import config_option, env_option, load_or_exit
+from contract.resource_names import (
     cache_table_name,
     endpoint_function_name,
     endpoint_log_group_name,
     invoke_policy_name,
 )
-from client.agent_review import agent_review
-from client.front_door_review import front_door_review
-from client.options import config_option, env_option, load_or_exit
 
 if TYPE_CHECKING:
     from schema import Environment, Project, Tenant

@@ -1,5 +1,5 @@
 """`akb validate`: check the config without synthesizing (same errors as `cdk synth`: the schema, then
-the endpoint's Lambda limits that synth enforces, cdk_constructs/endpoint_limits.py)."""
+the endpoint's Lambda limits that synth enforces, features/endpoint_limits.py)."""
 
 from __future__ import annotations
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import dataclasses
 from collections.abc import Iterator
 
-from cdk_constructs import resource_names as naming
 from client.doctor.checkup import Checkup, partition_of
 from client.doctor.findings import CallFailed, Finding, aws_call, fail, from_failure, ok, warn
+from contract import resource_names as naming
 
 CREDENTIALS = "credentials"
 BOOTSTRAP = "cdk-bootstrap"

@@ -15,9 +15,9 @@ import json
 from collections.abc import Iterator
 from typing import Any
 
-from cdk_constructs.resource_names import endpoint_log_group_name
 from client.doctor.checkup import Checkup, partition_of
 from client.doctor.findings import Finding, aws_call, fail, ok
+from contract.resource_names import endpoint_log_group_name
 from policies.log_key import logs_service_principal
 
 LOG_KEY = "log-key"

@@ -12,9 +12,9 @@ from collections.abc import Iterator
 from datetime import datetime
 from typing import Any
 
-from cdk_constructs import resource_names as naming
 from client.doctor.checkup import Checkup
 from client.doctor.findings import CallFailed, Finding, aws_call, fail, ok, warn
+from contract import resource_names as naming
 
 STACK = "stack"
 INSTRUCTION = "instruction"

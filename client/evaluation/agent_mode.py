@@ -14,8 +14,8 @@ import uuid
 from collections.abc import Iterator
 
 from client.agent_client import AgentTarget, ask_agent
+from contract.events import DoneEvent, Event, ResultEvent, ResultItem, TraceEvent
 from lambdas.agent_action.search_report import parse
-from lambdas.endpoint.events import DoneEvent, Event, ResultEvent, ResultItem, TraceEvent
 
 MODE = "agent"
 

@@ -17,7 +17,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
-from lambdas.endpoint.settings import Retriever, TenantSettings
+from contract.settings import Retriever, TenantSettings
 
 
 class LocalTargetError(RuntimeError):
@@ -64,7 +64,7 @@ def serve_endpoint(settings: TenantSettings, emulator: Any, log_path: Path) -> I
     url = f"http://127.0.0.1:{port}"
     # The caller `akb local` uses: one the tenant vouches for, so a tenant whose documents carry ACLs
     # (user_context: caller) answers instead of refusing every question as user_identity_unverified.
-    env = endpoint_environment(settings.to_json(), port, emulator.env, default_caller(settings))
+    env = endpoint_environment(settings, port, emulator.env, default_caller(settings))
     log_path.parent.mkdir(parents=True, exist_ok=True)
     with log_path.open("ab") as log:
         child = subprocess.Popen([str(RUN_SH)], env=env, stdout=log, stderr=subprocess.STDOUT)

@@ -4,7 +4,7 @@ Each finished pair is appended as one JSON line to `<out>/records.jsonl` the mom
 interrupted run loses at most the pairs in flight: the next run skips pairs already recorded for
 the same question and labels (the item's fingerprint) and retries pairs that ended in an error.
 The runner never knows about HTTP: it calls a `query(item, mode)` function that yields the
-endpoint's typed events (lambdas/endpoint/events.py).
+endpoint's typed events (contract/events.py).
 """
 
 from __future__ import annotations
@@ -19,7 +19,7 @@ from typing import Any
 
 from client.evaluation.dataset import EvalItem
 from client.evaluation.scores import abstained, judge, rank_documents
-from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, ResultEvent, TextEvent, TraceEvent
+from contract.events import DoneEvent, ErrorEvent, Event, ResultEvent, TextEvent, TraceEvent
 from lambdas.endpoint.routing import ROUTING_STEP
 
 RECORDS_FILE = "records.jsonl"

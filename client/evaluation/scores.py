@@ -25,7 +25,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from urllib.parse import urlparse
 
-from lambdas.endpoint.events import ResultItem
+from contract.events import ResultItem
 
 DOCUMENT_ID_KEY = "x-amz-bedrock-kb-document-id"
 SOURCE_URI_KEY = "x-amz-bedrock-kb-source-uri"

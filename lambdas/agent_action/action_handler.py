@@ -14,6 +14,8 @@ import os
 import time
 from typing import Any
 
+from contract.environment import AGENT_RESPONSE_MAX_BYTES
+from contract.settings import TenantSettings
 from lambdas.agent_action.action_contract import (
     FAILURE,
     FUNCTION_NAME,
@@ -29,9 +31,8 @@ from lambdas.agent_action.action_contract import (
 )
 from lambdas.agent_action.knowledge_search import build_query, search, user_id_for
 from lambdas.agent_action.search_report import render
-from lambdas.endpoint.settings import TenantSettings
 
-MAX_BYTES_ENV = "AKB_AGENT_RESPONSE_MAX_BYTES"
+MAX_BYTES_ENV = AGENT_RESPONSE_MAX_BYTES
 DEFAULT_MAX_BYTES = 20_000
 DEADLINE_MARGIN_SECONDS = 3.0
 log = logging.getLogger("akb.agent_action")

@@ -14,16 +14,16 @@ import json
 import time
 from typing import Any
 
+from contract.events import ErrorEvent, ResultEvent, TextEvent
+from contract.settings import TenantSettings
 from lambdas.agent_action.action_contract import FAILURE, REPROMPT, ActionError
 from lambdas.agent_action.search_report import SearchReport, Source
 from lambdas.endpoint import api_errors
 from lambdas.endpoint.api_errors import ApiError
-from lambdas.endpoint.events import ErrorEvent, ResultEvent, TextEvent
 from lambdas.endpoint.identity import Caller, resolve_user_id
 from lambdas.endpoint.modes import agentic
 from lambdas.endpoint.redaction import redact
 from lambdas.endpoint.request import Query, parse_query
-from lambdas.endpoint.settings import TenantSettings
 from lambdas.endpoint.stop_reason import StopReasonObserver
 from lambdas.endpoint.translate import Translator
 

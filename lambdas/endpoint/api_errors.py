@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
-from lambdas.endpoint.events import ErrorEvent
+from contract.events import ErrorEvent
 from lambdas.endpoint.redaction import redact
 
 

@@ -16,13 +16,13 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
+from contract.environment import LOCAL_FRONT_DOOR as LOCAL_FRONT_DOOR_ENV
+from contract.settings import TenantSettings
 from lambdas.endpoint import identity
 from lambdas.endpoint.api_errors import internal_api_error
-from lambdas.endpoint.local_front_door import ENV_VAR as LOCAL_FRONT_DOOR_ENV
 from lambdas.endpoint.local_front_door import LocalApiGateway
 from lambdas.endpoint.logs import logger
 from lambdas.endpoint.query import Service, handle_query
-from lambdas.endpoint.settings import TenantSettings
 from lambdas.endpoint.snapstart import add_snapstart_hooks
 from lambdas.endpoint.upstream import shared_client
 

@@ -28,8 +28,8 @@ from lambdas.endpoint import identity
 from lambdas.endpoint.api_errors import ApiError
 
 if TYPE_CHECKING:
+    from contract.settings import TenantSettings
     from lambdas.endpoint.request import Query
-    from lambdas.endpoint.settings import TenantSettings
 
 MAX_ACTOR_CHARS = 255  # AgentCoreMemoryActorId: 1-255 characters (botocore; ledger)
 _PLAIN = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-")

@@ -10,7 +10,7 @@ import json
 from dataclasses import dataclass
 from typing import Any
 
-from lambdas.endpoint.events import Event, event_to_dict
+from contract.events import Event, event_to_dict
 
 SSE = "text/event-stream"
 NDJSON = "application/x-ndjson"

@@ -42,20 +42,18 @@ import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
+from contract.enums import REQUEST_CONTEXTS, RequestContext
+from contract.environment import LAMBDA_MARKER as LAMBDA_MARKER_ENV
+from contract.environment import LOCAL_CALLER_ARN as LOCAL_CALLER_ENV
+from contract.environment import LOCAL_MODE as LOCAL_MODE_ENV
+from contract.environment import REQUEST_CONTEXTS as REQUEST_CONTEXTS_ENV
 from lambdas.endpoint.api_errors import ApiError
 
 CONTEXT_HEADER = "x-amzn-request-context"
-LOCAL_MODE_ENV = "AKB_LOCAL_MODE"
-LOCAL_CALLER_ENV = "AKB_LOCAL_CALLER_ARN"
 LOCAL_DEFAULT_CALLER = "arn:aws:sts::000000000000:assumed-role/akb-local/developer"
-USER_CONTEXT_MODES = ("none", "caller", "trusted")
-FUNCTION_URL = "function_url"
-API_GATEWAY = "api_gateway"
-REQUEST_CONTEXTS = (FUNCTION_URL, API_GATEWAY)
-REQUEST_CONTEXTS_ENV = "AKB_REQUEST_CONTEXTS"  # comma-separated; set by the stack only for API Gateway
+FUNCTION_URL: RequestContext = "function_url"
+API_GATEWAY: RequestContext = "api_gateway"
 DEFAULT_REQUEST_CONTEXTS: tuple[str, ...] = (FUNCTION_URL,)
-
-LAMBDA_MARKER_ENV = "AWS_LAMBDA_FUNCTION_NAME"  # set by the Lambda runtime in every function
 
 
 def local_mode_enabled(environ: Mapping[str, str]) -> bool:

@@ -22,7 +22,6 @@ from typing import Any
 
 from lambdas.endpoint.identity import CONTEXT_HEADER, caller_from_arn
 
-ENV_VAR = "AKB_LOCAL_FRONT_DOOR"  # api_gateway: wrap the app in this middleware (akb local)
 STAGE = "v1"  # the stage name the API Gateway construct deploys (cdk_constructs/api_front_door.py)
 LOCAL_API_ID = "local00000"
 

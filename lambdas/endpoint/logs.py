@@ -11,10 +11,10 @@ import os
 import threading
 from typing import Any
 
-from lambdas.endpoint import log_fields
+from contract import log_fields
+from contract.environment import LOG_LEVEL, LOG_SERVICE
 
 SERVICE = "akb-endpoint"
-SERVICE_ENV = "AKB_LOG_SERVICE"  # the gateway interceptor logs as itself with the same fields
 _lock = threading.Lock()
 _logger: Any = None
 
@@ -26,9 +26,7 @@ def logger() -> Any:
             if _logger is None:
                 from aws_lambda_powertools import Logger
 
-                _logger = Logger(
-                    service=os.environ.get(SERVICE_ENV, SERVICE), level=os.environ.get("AKB_LOG_LEVEL", "INFO")
-                )
+                _logger = Logger(service=os.environ.get(LOG_SERVICE, SERVICE), level=os.environ.get(LOG_LEVEL, "INFO"))
     return _logger
 
 

@@ -18,18 +18,19 @@ from starlette.requests import ClientDisconnect, Request
 from starlette.responses import JSONResponse, Response, StreamingResponse
 from starlette.types import Receive, Scope, Send
 
+from contract import log_fields as lf
+from contract.enums import USER_CONTEXT_MODES
+from contract.events import DoneEvent, ErrorEvent, Event, MemoryUse, TraceEvent, event_to_dict
+from contract.settings import TenantSettings
 from lambdas.endpoint import api_errors as errors
 from lambdas.endpoint import conversation, identity, modes
-from lambdas.endpoint import log_fields as lf
 from lambdas.endpoint import request_metrics as metrics
 from lambdas.endpoint.cache import cache_metrics
 from lambdas.endpoint.encoding import Encoder, encoder_for
-from lambdas.endpoint.events import DoneEvent, ErrorEvent, Event, MemoryUse, TraceEvent, event_to_dict
 from lambdas.endpoint.logs import RequestLog
 from lambdas.endpoint.relay import Item, Relay
 from lambdas.endpoint.request import Query, body_timeout, check_content_type, parse_query, too_large
 from lambdas.endpoint.retry import Backoff
-from lambdas.endpoint.settings import TenantSettings
 from lambdas.endpoint.stop_reason import StopReasonObserver
 from lambdas.endpoint.translate import RunStats, Translator
 from lambdas.endpoint.upstream import shared_client
@@ -59,8 +60,8 @@ class Service:
     body_timeout_seconds: float = 10.0
 
     def __post_init__(self) -> None:
-        if self.settings.user_context not in identity.USER_CONTEXT_MODES:
-            raise ValueError(f"user_context '{self.settings.user_context}' is not one of {identity.USER_CONTEXT_MODES}")
+        if self.settings.user_context not in USER_CONTEXT_MODES:
+            raise ValueError(f"user_context '{self.settings.user_context}' is not one of {USER_CONTEXT_MODES}")
         self.alias_of = {r.knowledge_base_id: r.alias for r in self.settings.retrievers}
 
 

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Literal
 
-from lambdas.endpoint.events import Event
+from contract.events import Event
 from lambdas.endpoint.modes import Upstream
 from lambdas.endpoint.retry import Backoff, RetryPolicy
 from lambdas.endpoint.upstream import CallScope, scoped

@@ -14,7 +14,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
-from lambdas.endpoint import metric_names as names
+from contract import metric_names as names
 
 
 @dataclass(frozen=True)

@@ -16,8 +16,8 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-from lambdas.endpoint.events import TraceEvent
-from lambdas.endpoint.settings import RoutingSettings
+from contract.events import TraceEvent
+from contract.settings import RoutingSettings
 
 ROUTING_STEP = "Routing"
 

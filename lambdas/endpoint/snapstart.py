@@ -25,10 +25,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-BEFORE_CHECKPOINT_ENV = "AWS_LWA_SNAPSTART_BEFORE_CHECKPOINT_PATH"
-AFTER_RESTORE_ENV = "AWS_LWA_SNAPSTART_AFTER_RESTORE_PATH"
-BEFORE_CHECKPOINT_PATH = "/_snapstart/before-checkpoint"
-AFTER_RESTORE_PATH = "/_snapstart/after-restore"
+from contract.environment import SNAPSTART_AFTER_RESTORE as AFTER_RESTORE_ENV
+from contract.environment import SNAPSTART_BEFORE_CHECKPOINT as BEFORE_CHECKPOINT_ENV
 
 
 def forget_clients() -> int:

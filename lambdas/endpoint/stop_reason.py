@@ -13,7 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
-from lambdas.endpoint.events import Event, TraceEvent
+from contract.events import Event, TraceEvent
 
 PLANNING_STEP = "Planning"
 

@@ -14,7 +14,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from lambdas.endpoint.events import (
+from contract.events import (
     AppliedInstruction,
     Citation,
     CodeExecution,

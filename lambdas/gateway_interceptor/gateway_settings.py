@@ -12,7 +12,9 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-ENV_VAR = "AKB_GATEWAY_SETTINGS"
+from contract.environment import GATEWAY_SETTINGS
+
+ENV_VAR = GATEWAY_SETTINGS
 AGENTIC = "AgenticRetrieveStream"
 RETRIEVE = "Retrieve"
 Authorizer = Literal["AWS_IAM", "CUSTOM_JWT"]

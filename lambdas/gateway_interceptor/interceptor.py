@@ -5,7 +5,7 @@ caller comes from what the gateway verified (the JWT its CUSTOM_JWT authorizer a
 AWS_IAM gateway names no principal to interceptors), `userContext` is set from it with the
 endpoint's identity code, and anything a caller may not choose is refused with a JSON-RPC error
 that says what to change. Other methods (`initialize`, `tools/list`, ...) pass unchanged. Refusals
-and decisions are logged with the endpoint's field names (lambdas/endpoint/log_fields.py); the
+and decisions are logged with the endpoint's field names (contract/log_fields.py); the
 Authorization header is never logged. An unexpected failure refuses the call (fail closed).
 """
 
@@ -14,7 +14,7 @@ from __future__ import annotations
 import uuid
 from typing import Any
 
-from lambdas.endpoint import log_fields as lf
+from contract import log_fields as lf
 from lambdas.endpoint.api_errors import ApiError
 from lambdas.endpoint.identity import Caller, caller_from_jwt_claims
 from lambdas.endpoint.logs import RequestLog

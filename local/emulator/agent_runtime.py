@@ -54,7 +54,7 @@ class Agents:
         self._agents: dict[tuple[str, str], LocalAgent] = {}
 
     def register(self, spec: Mapping[str, Any]) -> dict[str, str]:
-        from lambdas.endpoint.settings import TenantSettings
+        from contract.settings import TenantSettings
 
         agent_id, alias_id = str(spec.get("agentId") or ""), str(spec.get("agentAliasId") or "")
         if not (_AGENT_ID.match(agent_id) and _AGENT_ID.match(alias_id)):
@@ -159,9 +159,9 @@ class Orchestration:
 
     def _run_action(self, parameters: list[dict[str, str]]) -> dict[str, Any]:
         """The event Bedrock would send, given to the real handler in this process."""
+        from contract.settings import TenantSettings
         from lambdas.agent_action import action_contract as contract
         from lambdas.agent_action.action_handler import handle
-        from lambdas.endpoint.settings import TenantSettings
 
         event = {
             "messageVersion": contract.MESSAGE_VERSION,

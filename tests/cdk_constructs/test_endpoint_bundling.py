@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from cdk_constructs.endpoint_bundling import KEEP_BOTOCORE_SERVICES, REPO_ROOT, package_sources
-from cdk_constructs.resource_names import tenant_stack_name
+from contract.resource_names import tenant_stack_name
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
 
@@ -43,7 +43,7 @@ def _locked_version(package: str) -> str:
 def test_the_service_code_and_an_executable_run_sh_are_in_the_package(asset):
     for source in package_sources():
         assert (asset / source.relative_to(REPO_ROOT)).is_file(), source
-    assert (asset / "lambdas" / "endpoint" / "settings.py").is_file()
+    assert (asset / "contract" / "settings.py").is_file()  # the contract travels with the service
     assert (asset / "lambdas" / "endpoint" / "asgi_app.py").is_file()  # what run.sh serves
     assert "lambdas.endpoint.asgi_app:app_from_environment" in (asset / "lambdas" / "run.sh").read_text()
     assert os.access(asset / "lambdas" / "run.sh", os.X_OK)

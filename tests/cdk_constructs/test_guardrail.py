@@ -9,7 +9,7 @@ import pytest
 from aws_cdk.assertions import Template
 
 from cdk_constructs.guardrail import Guardrail, GuardrailMisuse
-from cdk_constructs.resource_refs import GuardrailRef
+from contract.resource_refs import GuardrailRef
 from schema.guardrail_config import ContentFilter, PiiEntity, RegexFilter
 from schema.guardrail_config import Guardrail as GuardrailConfig
 from tests.cdk_constructs.probe import probe_stack, tenant_stack

@@ -8,7 +8,7 @@ from aws_cdk.assertions import Match, Template
 
 from cdk_constructs.document_bucket import DocumentBucket
 from cdk_constructs.knowledge_base import KnowledgeBase
-from cdk_constructs.resource_refs import KnowledgeBaseRef
+from contract.resource_refs import KnowledgeBaseRef
 from schema.knowledge import KnowledgeBase as KnowledgeBaseConfig
 from tests.cdk_constructs.probe import probe_stack, tenant_stack
 from tests.monitoring.cloudwatch_template import render

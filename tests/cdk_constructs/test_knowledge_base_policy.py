@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from cdk_constructs.resource_names import endpoint_function_name, tenant_stack_name
+from contract.resource_names import endpoint_function_name, tenant_stack_name
 from tests.stacks.templates import referenced_ids
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]

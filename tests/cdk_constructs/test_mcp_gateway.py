@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from cdk_constructs.resource_names import tenant_stack_name
+from contract.resource_names import tenant_stack_name
 from lambdas.gateway_interceptor.gateway_settings import ENV_VAR, GatewaySettings
 from schema.gateway_config import McpGateway
 from tests.cdk_constructs.probe import resources, template_of, tenant_stack

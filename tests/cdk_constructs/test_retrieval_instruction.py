@@ -11,8 +11,8 @@ import botocore.session
 import cfnlint
 import pytest
 
-from cdk_constructs.resource_refs import RetrievalInstructionRef
 from cdk_constructs.retrieval_instruction import RetrievalInstruction
+from contract.resource_refs import RetrievalInstructionRef
 from schema.tenant import RetrievalInstruction as InstructionConfig
 from tests.cdk_constructs.probe import probe_stack, tenant_stack
 

@@ -9,11 +9,12 @@ import pytest
 from aws_cdk import aws_logs as logs
 
 from cdk_constructs.nag_checks import enable_nag
-from cdk_constructs.resource_names import tenant_stack_name
-from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from cdk_constructs.streaming_endpoint import ENVIRONMENT_LIMIT_BYTES, StreamingEndpoint, worst_case_size
-from lambdas.endpoint.identity import LOCAL_CALLER_ENV, LOCAL_MODE_ENV
-from lambdas.endpoint.settings import ENV_VAR, TenantSettings
+from contract.environment import LOCAL_CALLER_ARN, LOCAL_MODE
+from contract.environment import TENANT_SETTINGS as ENV_VAR
+from contract.resource_names import tenant_stack_name
+from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
+from contract.settings import TenantSettings
 from schema import load_project
 from tests.conftest import EXAMPLE_CONFIG
 from tests.schema.conftest import config_copy  # noqa: F401 - fixture
@@ -78,7 +79,7 @@ def test_deployed_function_never_runs_in_local_mode(synthesized, tenant):
     _, function = _one(_tenant(synthesized, tenant), "AWS::Lambda::Function")
     variables = function["Environment"]["Variables"]
     assert ENV_VAR in variables  # the environment under test is the function's real one
-    assert {LOCAL_MODE_ENV, LOCAL_CALLER_ENV} & set(variables) == set()
+    assert {LOCAL_MODE, LOCAL_CALLER_ARN} & set(variables) == set()
 
 
 @pytest.mark.parametrize("tenant", ["acme", "globex"])

@@ -14,7 +14,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 
-from lambdas.endpoint.events import Event, event_to_dict
+from contract.events import Event, event_to_dict
 
 
 @dataclass
@@ -105,7 +105,7 @@ def stub_endpoint() -> Iterator[StubEndpoint]:
 
 def sample_events() -> list[Event]:
     """One plausible request's events, in the endpoint's order."""
-    from lambdas.endpoint.events import (
+    from contract.events import (
         Citation,
         DoneEvent,
         ResultEvent,

@@ -17,7 +17,7 @@ import pytest
 from click.testing import CliRunner
 
 from client.cli import main
-from lambdas.endpoint.events import DoneEvent, ErrorEvent, TextEvent
+from contract.events import DoneEvent, ErrorEvent, TextEvent
 from tests.client.stub_endpoint import Reply, sample_events, sse, stub_endpoint
 
 

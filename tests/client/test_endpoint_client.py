@@ -23,7 +23,7 @@ from client.endpoint_client import (
     Timeouts,
     request_body,
 )
-from lambdas.endpoint.events import DoneEvent, ErrorEvent, TextEvent, TraceEvent
+from contract.events import DoneEvent, ErrorEvent, TextEvent, TraceEvent
 from tests.client.local_endpoint import emulator_streams
 from tests.client.stub_endpoint import Reply, ndjson, sample_events, sse, stub_endpoint
 

@@ -10,7 +10,7 @@ from rich.console import Console
 
 from client.cli import main
 from client.render import ViewRenderer, content_of, footer, step_lines
-from lambdas.endpoint.events import (
+from contract.events import (
     AppliedInstruction,
     CodeExecution,
     DoneEvent,

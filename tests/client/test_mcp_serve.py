@@ -25,7 +25,7 @@ from mcp.client.streamable_http import streamable_http_client
 
 from client.cli import main
 from client.mcp_tools import Outcome, ToolCatalogue, incomplete_result
-from lambdas.endpoint.events import DoneEvent, ErrorEvent, TextEvent
+from contract.events import DoneEvent, ErrorEvent, TextEvent
 from schema import load_project
 from tests.client.local_endpoint import Faults
 from tests.client.test_local import free_port

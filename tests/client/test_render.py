@@ -8,7 +8,7 @@ import json
 from rich.console import Console
 
 from client.render import JsonRenderer, QuietRenderer, ViewRenderer, cite, footer, snippet, step_lines
-from lambdas.endpoint.events import (
+from contract.events import (
     Citation,
     DoneEvent,
     ErrorEvent,

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from client.sse import StreamDecodeError, decode_ndjson, decode_sse
-from lambdas.endpoint.events import TextEvent
+from contract.events import TextEvent
 from tests.client.stub_endpoint import ndjson, sample_events, sse
 
 

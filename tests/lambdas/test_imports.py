@@ -10,6 +10,7 @@ from pathlib import Path
 REPO = Path(__file__).resolve().parents[2]
 BUNDLED = {
     "lambdas",
+    "contract",
     "starlette",
     "uvicorn",
     "pydantic",

@@ -6,7 +6,7 @@ from __future__ import annotations
 import aws_cdk as cdk
 import pytest
 
-from lambdas.endpoint import metric_names as names
+from contract import metric_names as names
 from monitoring.alarms import BedrockAccountAlarms
 from monitoring.metric_catalogue import MAX_ALARM_METRICS, BedrockMetrics
 from schema.alarm_config import AccountThresholds

@@ -6,7 +6,7 @@ from __future__ import annotations
 import aws_cdk as cdk
 import pytest
 
-from lambdas.endpoint import metric_names as names
+from contract import metric_names as names
 from schema import load_project
 from stacks.platform_stack import PlatformStack
 from tests.monitoring.cloudwatch_template import alarm_metrics, alarms, dashboard_metrics, dashboards, search_uses

@@ -19,8 +19,8 @@ from aws_cdk import aws_logs as logs
 from aws_cdk import aws_sns as sns
 
 from cdk_constructs.nag_checks import acknowledge, enable_nag
-from lambdas.endpoint import log_fields
-from lambdas.endpoint import metric_names as names
+from contract import log_fields
+from contract import metric_names as names
 from monitoring.metric_catalogue import EndpointMetrics
 from monitoring.saved_queries import REQUEST_ID_PLACEHOLDER
 from monitoring.tenant_observability import TenantObservability

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from lambdas.endpoint import metric_names
+from contract import metric_names
 from policies.endpoint_role import WILDCARD_REASONS, EndpointRoleInputs, endpoint_role_policy, inputs_for
 from policies.model_access import parse_model_arn
 from schema import load_project

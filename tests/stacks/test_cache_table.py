@@ -6,8 +6,8 @@ import json
 
 import pytest
 
-from cdk_constructs.resource_names import cache_table_name, tenant_stack_name
-from lambdas.endpoint.cache.setup import TABLE_ENV
+from contract.environment import CACHE_TABLE as TABLE_ENV
+from contract.resource_names import cache_table_name, tenant_stack_name
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
 

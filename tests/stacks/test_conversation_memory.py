@@ -9,7 +9,7 @@ import json
 import pytest
 
 from cdk_constructs.agentcore_memory import memory_name
-from cdk_constructs.resource_names import tenant_stack_name
+from contract.resource_names import tenant_stack_name
 from tests.stacks.templates import as_list, referenced_ids
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]

@@ -7,7 +7,7 @@ import json
 
 import pytest
 
-from cdk_constructs.resource_names import platform_stack_name, resource_prefix, tenant_stack_name
+from contract.resource_names import platform_stack_name, resource_prefix, tenant_stack_name
 from tests.stacks.templates import as_list, imports, policy_documents, referenced_ids, render, statements, strings
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]

@@ -7,7 +7,7 @@ import re
 
 import pytest
 
-from cdk_constructs.resource_names import tenant_stack_name
+from contract.resource_names import tenant_stack_name
 from policies.endpoint_role import WILDCARD_REASONS
 from policies.gateway_role import GATEWAY_WILDCARD_REASONS
 from tests.stacks.templates import as_list, policy_documents, render, statements

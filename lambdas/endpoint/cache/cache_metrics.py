@@ -10,7 +10,7 @@ import json
 from collections.abc import Callable
 from typing import Any
 
-from lambdas.endpoint import metric_names as names
+from contract import metric_names as names
 from lambdas.endpoint import request_metrics
 
 

@@ -17,7 +17,7 @@ import json
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from lambdas.endpoint.events import Event, ResultEvent, TextEvent, TraceEvent, event_to_dict
+from contract.events import Event, ResultEvent, TextEvent, TraceEvent, event_to_dict
 
 CACHEABLE_STOP_REASONS = ("complete", "iteration_limit")
 # Result metadata keys that name the source document (the ACL re-check's documentId) and its data

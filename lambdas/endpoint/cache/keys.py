@@ -22,9 +22,9 @@ from collections.abc import Mapping
 from dataclasses import asdict
 from typing import Any
 
+from contract.settings import TenantSettings
 from lambdas.endpoint.cache.normalize import normalize_text
 from lambdas.endpoint.request import Query
-from lambdas.endpoint.settings import TenantSettings
 
 # Bumped whenever what a key covers or what an entry holds changes: old entries then never match.
 KEY_SCHEMA = 1

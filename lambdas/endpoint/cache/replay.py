@@ -12,13 +12,13 @@ from __future__ import annotations
 import time
 from collections.abc import AsyncIterator, Callable
 
-from lambdas.endpoint import log_fields as lf
+from contract import log_fields as lf
+from contract.events import DoneEvent, ResultEvent, TraceEvent, event_from_dict
 from lambdas.endpoint import request_metrics as metrics
 from lambdas.endpoint.cache import cache_metrics
 from lambdas.endpoint.cache.entry import CachedEntry
 from lambdas.endpoint.cache.result_cache import Decision
 from lambdas.endpoint.encoding import Encoder
-from lambdas.endpoint.events import DoneEvent, ResultEvent, TraceEvent, event_from_dict
 from lambdas.endpoint.logs import RequestLog
 
 CACHE_HIT_STEP = "CacheHit"

@@ -21,13 +21,13 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from contract.settings import TenantSettings
 from lambdas.endpoint.cache import keys
 from lambdas.endpoint.cache.acl import recheck
 from lambdas.endpoint.cache.entry import CachedEntry, EntryRecorder
 from lambdas.endpoint.cache.store import CacheStore
 from lambdas.endpoint.cache.versions import ContentVersions, VersionUnavailable
 from lambdas.endpoint.request import Query
-from lambdas.endpoint.settings import TenantSettings
 
 log = logging.getLogger("akb.cache")
 MEMORY_BYPASS_REASON = "bound to a conversation session: the answer depends on its history"

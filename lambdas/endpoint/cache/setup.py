@@ -17,14 +17,14 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from contract.environment import CACHE_PATH as PATH_ENV
+from contract.environment import CACHE_TABLE as TABLE_ENV
+from contract.settings import TenantSettings
 from lambdas.endpoint.cache.result_cache import ResultCache
 from lambdas.endpoint.cache.store import CacheStore, SqliteStore
 from lambdas.endpoint.cache.versions import ContentVersions
 from lambdas.endpoint.logs import logger
-from lambdas.endpoint.settings import TenantSettings
 
-TABLE_ENV = "AKB_CACHE_TABLE"
-PATH_ENV = "AKB_CACHE_PATH"
 AGENT_CLIENT_CONFIG = {
     "retries": {"mode": "standard", "total_max_attempts": 2},
     "connect_timeout": 2,

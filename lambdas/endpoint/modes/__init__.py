@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from types import ModuleType
 from typing import Protocol
 
-from lambdas.endpoint.events import Event
+from contract.events import Event
 from lambdas.endpoint.translate import RunStats
 
 # name -> module

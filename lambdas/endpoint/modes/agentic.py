@@ -8,10 +8,10 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import Any
 
-from lambdas.endpoint.events import Event
+from contract.events import Event
+from contract.settings import TenantSettings
 from lambdas.endpoint.request import Query
 from lambdas.endpoint.retry import RetryPolicy
-from lambdas.endpoint.settings import TenantSettings
 from lambdas.endpoint.translate import RunStats, Translator
 from lambdas.endpoint.upstream import close_event_stream
 

@@ -11,13 +11,13 @@ import time
 from collections.abc import Iterator
 from typing import Any
 
+from contract.events import Event, TraceEvent
+from contract.settings import TenantSettings
 from lambdas.endpoint import modes
-from lambdas.endpoint.events import Event, TraceEvent
 from lambdas.endpoint.modes import Upstream
 from lambdas.endpoint.request import Query
 from lambdas.endpoint.retry import RetryPolicy
 from lambdas.endpoint.routing import route, routing_trace
-from lambdas.endpoint.settings import TenantSettings
 from lambdas.endpoint.translate import RunStats, Translator
 
 NAME = "auto"

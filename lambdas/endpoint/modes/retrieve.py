@@ -34,12 +34,12 @@ from concurrent.futures import ThreadPoolExecutor, as_completed
 from dataclasses import dataclass
 from typing import Any
 
+from contract.events import Event, GuardrailWarning, ResultEvent, ResultItem, SubQuery, TraceEvent
+from contract.settings import TenantSettings
 from lambdas.endpoint.api_errors import classify
-from lambdas.endpoint.events import Event, GuardrailWarning, ResultEvent, ResultItem, SubQuery, TraceEvent
 from lambdas.endpoint.fusion import chunk_key, reciprocal_rank_fusion
 from lambdas.endpoint.request import Query
 from lambdas.endpoint.retry import RetryPolicy, mark_exhausted
-from lambdas.endpoint.settings import TenantSettings
 from lambdas.endpoint.translate import RunStats, Translator
 
 NAME = "retrieve"

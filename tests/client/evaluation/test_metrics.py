@@ -16,7 +16,7 @@ from client.evaluation.scores import (
     recall_at,
     reciprocal_rank,
 )
-from lambdas.endpoint.events import ResultItem
+from contract.events import ResultItem
 
 
 def doc(name: str, text: str = "") -> RankedDocument:

@@ -14,7 +14,7 @@ import pytest
 
 from client.evaluation.dataset import parse_lines
 from client.evaluation.runner import RECORDS_FILE, collect, load_records, run_evaluation
-from lambdas.endpoint.events import DoneEvent, ErrorEvent, ResultEvent, ResultItem, TextEvent, TraceEvent
+from contract.events import DoneEvent, ErrorEvent, ResultEvent, ResultItem, TextEvent, TraceEvent
 
 ITEMS = parse_lines(
     [

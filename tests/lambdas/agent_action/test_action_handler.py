@@ -10,10 +10,10 @@ import boto3
 import pytest
 from botocore.stub import Stubber
 
+from contract.settings import Retriever, TenantSettings
 from lambdas.agent_action.action_contract import requested_knowledge_bases
 from lambdas.agent_action.action_handler import handle
 from lambdas.agent_action.search_report import SearchReport, Source, parse, render
-from lambdas.endpoint.settings import Retriever, TenantSettings
 
 
 def _settings(user_context: str = "none") -> TenantSettings:

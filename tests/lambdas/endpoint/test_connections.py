@@ -12,8 +12,8 @@ import httpx
 import pytest
 import uvicorn
 
+from contract import log_fields as lf
 from lambdas.endpoint import http_timeouts
-from lambdas.endpoint import log_fields as lf
 from lambdas.endpoint.asgi_app import create_app
 from tests.endpoint_server import build_service, start_endpoint
 from tests.lambdas.endpoint.test_observability import log_records  # noqa: F401 - fixture

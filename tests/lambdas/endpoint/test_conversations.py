@@ -12,8 +12,8 @@ import uuid
 import httpx
 import pytest
 
+from contract.settings import MemorySettings
 from lambdas.endpoint.conversation import actor_id_for
-from lambdas.endpoint.settings import MemorySettings
 from tests.endpoint_server import context_header, iter_frames, start_endpoint, tenant_settings
 from tests.lambdas.endpoint.cache.conftest import cached_service
 from tests.lambdas.endpoint.conftest import sent_bodies

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 import json
 
+from contract.events import SubQuery, TextEvent, TraceEvent, event_from_dict
 from lambdas.endpoint.encoding import NDJSON, SSE, encoder_for
-from lambdas.endpoint.events import SubQuery, TextEvent, TraceEvent, event_from_dict
 
 
 def test_sse_frames_one_event_per_block_with_single_line_json():

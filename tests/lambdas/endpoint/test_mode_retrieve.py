@@ -6,11 +6,11 @@ from dataclasses import replace
 
 import pytest
 
-from lambdas.endpoint.events import ResultEvent, TraceEvent
+from contract.events import ResultEvent, TraceEvent
+from contract.settings import Retriever, RoutingSettings
 from lambdas.endpoint.fusion import reciprocal_rank_fusion
 from lambdas.endpoint.modes import retrieve
 from lambdas.endpoint.request import Query
-from lambdas.endpoint.settings import Retriever, RoutingSettings
 from lambdas.endpoint.translate import Translator
 from tests.endpoint_server import emulator_client, tenant_settings
 

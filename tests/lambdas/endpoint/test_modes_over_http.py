@@ -8,8 +8,8 @@ import httpx
 import pytest
 
 from client.endpoint_client import Client, EndpointHTTPError
-from lambdas.endpoint.events import DoneEvent, ResultEvent, TextEvent, TraceEvent
-from lambdas.endpoint.settings import RoutingSettings
+from contract.events import DoneEvent, ResultEvent, TextEvent, TraceEvent
+from contract.settings import RoutingSettings
 from tests.endpoint_server import start_endpoint, tenant_settings
 
 

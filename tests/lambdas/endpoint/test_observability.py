@@ -9,8 +9,8 @@ import time
 import httpx
 import pytest
 
-from lambdas.endpoint import log_fields as lf
-from lambdas.endpoint import metric_names as names
+from contract import log_fields as lf
+from contract import metric_names as names
 from lambdas.endpoint.logs import logger
 from tests.endpoint_server import context_header, iter_frames, tenant_settings
 

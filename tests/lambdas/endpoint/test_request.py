@@ -8,7 +8,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from lambdas.endpoint.request import MAX_TEXT_CHARS
+from contract.request_body import MAX_TEXT_CHARS
 from tests.endpoint_server import tenant_settings
 from tests.lambdas.endpoint.conftest import sent_bodies
 

@@ -7,8 +7,8 @@ from dataclasses import fields, replace
 
 import pytest
 
+from contract.settings import RoutingSettings, TenantSettings
 from lambdas.endpoint.routing import ROUTING_STEP, route, routing_trace
-from lambdas.endpoint.settings import RoutingSettings, TenantSettings
 from schema.tenant import Routing
 
 DEFAULTS = RoutingSettings()

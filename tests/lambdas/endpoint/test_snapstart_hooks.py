@@ -9,15 +9,13 @@ import boto3
 import pytest
 from starlette.testclient import TestClient
 
+from contract.environment import SNAPSTART_AFTER_RESTORE as AFTER_RESTORE_ENV
+from contract.environment import SNAPSTART_AFTER_RESTORE_PATH as AFTER_RESTORE_PATH
+from contract.environment import SNAPSTART_BEFORE_CHECKPOINT as BEFORE_CHECKPOINT_ENV
+from contract.environment import SNAPSTART_BEFORE_CHECKPOINT_PATH as BEFORE_CHECKPOINT_PATH
 from lambdas.endpoint import asgi_app, upstream
 from lambdas.endpoint.cache import setup
-from lambdas.endpoint.snapstart import (
-    AFTER_RESTORE_ENV,
-    AFTER_RESTORE_PATH,
-    BEFORE_CHECKPOINT_ENV,
-    BEFORE_CHECKPOINT_PATH,
-    add_snapstart_hooks,
-)
+from lambdas.endpoint.snapstart import add_snapstart_hooks
 from tests.endpoint_server import tenant_settings
 
 HOOKS = {BEFORE_CHECKPOINT_ENV: BEFORE_CHECKPOINT_PATH, AFTER_RESTORE_ENV: AFTER_RESTORE_PATH}

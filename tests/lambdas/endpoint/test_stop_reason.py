@@ -5,7 +5,7 @@ from __future__ import annotations
 import httpx
 import pytest
 
-from lambdas.endpoint.events import SubQuery, TraceEvent
+from contract.events import SubQuery, TraceEvent
 from lambdas.endpoint.stop_reason import StopReasonObserver
 from tests.endpoint_server import iter_frames
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import base64
 
-from lambdas.endpoint.events import ResultEvent, TraceEvent, event_from_dict, event_to_dict
+from contract.events import ResultEvent, TraceEvent, event_from_dict, event_to_dict
 from lambdas.endpoint.translate import INLINE_BYTES_LIMIT, Translator
 
 ALIASES = {"KB1": "docs", "KB2": "tickets"}

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from lambdas.endpoint.events import ResultEvent, TextEvent, TraceEvent
+from contract.events import ResultEvent, TextEvent, TraceEvent
 from lambdas.endpoint.translate import Translator
 
 ALIASES = {"KB1": "docs", "KB2": "tickets"}

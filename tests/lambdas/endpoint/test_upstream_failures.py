@@ -8,7 +8,7 @@ import socket
 import pytest
 
 from client.endpoint_client import Client
-from lambdas.endpoint.events import DoneEvent, ResultEvent, TraceEvent
+from contract.events import DoneEvent, ResultEvent, TraceEvent
 from local.emulator import kb_id_for
 from tests.endpoint_server import start_endpoint
 from tests.lambdas.endpoint.conftest import sent_bodies

@@ -68,9 +68,9 @@ def cache_table(dynamodb_server) -> Callable[[], tuple[Any, str]]:
 
 def cached_service(emulator, store=None, *, cache=None, **settings_overrides):
     """(settings, ResultCache) for the session emulator: real boto3 clients for runtime and agent APIs."""
+    from contract.settings import CacheSettings
     from lambdas.endpoint.cache.setup import build_cache
     from lambdas.endpoint.cache.store import SqliteStore
-    from lambdas.endpoint.settings import CacheSettings
     from tests.endpoint_server import emulator_client, tenant_settings
 
     settings_overrides.setdefault("user_context", "caller")

@@ -14,7 +14,7 @@ import uuid
 import httpx
 import pytest
 
-from lambdas.endpoint import metric_names as names
+from contract import metric_names as names
 from lambdas.endpoint.cache.dynamodb_store import DynamoDbStore
 from local.emulator import kb_id_for
 from tests.endpoint_server import context_header, iter_frames, start_endpoint

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 
-from cdk_constructs.resource_names import bounded_name
+from contract.resource_names import bounded_name
 
 BEDROCK_NAME = re.compile(r"^([0-9a-zA-Z][_-]?){1,100}$")
 

@@ -14,20 +14,12 @@ from __future__ import annotations
 
 import functools
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar, Literal
+from typing import TYPE_CHECKING, Any, ClassVar
+
+from contract.enums import CacheOutcome, StopReason
 
 if TYPE_CHECKING:
     from pydantic import TypeAdapter
-
-# `partial`: the stream ran to its end but some knowledge bases failed on the way (their aliases
-# are in `done.failedKnowledgeBases`, the failure in a FAILED trace): never reported as `complete`.
-# complete: the planner judged the evidence sufficient (or the mode has no planner); iteration_limit:
-# it used every allowed iteration without saying so, so the answer may be incomplete (stop_reason.py).
-StopReason = Literal["complete", "iteration_limit", "partial", "error", "deadline", "client_closed"]
-STOP_REASONS: tuple[StopReason, ...] = ("complete", "iteration_limit", "partial", "error", "deadline", "client_closed")
-# How the result cache took part (cache/): hit, miss (looked up, not found or not usable), bypass
-# (the request asked, or a version could not be read), off (no cache for this tenant or mode).
-CacheOutcome = Literal["hit", "miss", "bypass", "off"]
 
 
 @dataclass(frozen=True)
@@ -148,6 +140,7 @@ class ResultEvent:
 @dataclass(frozen=True)
 class ErrorEvent:
     type: ClassVar[str] = "error"
+    # One of contract.enums.ERROR_CODES; typed as str so an older client still reads a newer code.
     code: str
     message: str
     retryable: bool = False
@@ -163,7 +156,7 @@ class DoneEvent:
     iterations: int
     durationMs: int
     timeToFirstEventMs: int | None = None  # left out of the frame when no event came first
-    mode: str = "agentic"
+    mode: str = "agentic"  # the path taken (contract.enums.MODES); a str, so older clients read newer modes
     estimatedCostUsd: float | None = None
     # True when the path taken was agentic with a CUSTOM planner: estimatedCostUsd then leaves out
     # the planner model's token cost (unknown to the endpoint) and covers the Retrieve calls only.

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from lambdas.endpoint import log_fields
-from lambdas.endpoint import metric_names as names
+from contract import log_fields
+from contract import metric_names as names
 
 NOT_METRICS = {"NAMESPACE", "TENANT_DIMENSION", "ERROR_CODE_DIMENSION", "TENANT_ONLY", "DIMENSION_SETS"}
 

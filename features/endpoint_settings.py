@@ -8,8 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
-from lambdas.endpoint.settings import CacheSettings, MemorySettings, Retriever, RoutingSettings, TenantSettings
+from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
+from contract.settings import CacheSettings, MemorySettings, Retriever, RoutingSettings, TenantSettings
 from schema import Project, Tenant
 
 

@@ -19,9 +19,9 @@ from typing import Any
 
 from pydantic import ConfigDict, TypeAdapter, with_config
 
-_STRICT = ConfigDict(extra="forbid")
+from contract.enums import MODES, Mode, UserContextMode
 
-ENV_VAR = "AKB_TENANT_SETTINGS"
+_STRICT = ConfigDict(extra="forbid")
 
 
 @with_config(_STRICT)
@@ -41,7 +41,7 @@ class RoutingSettings:
     older settings JSON without it still loads.
     """
 
-    default_mode: str = "agentic"  # agentic | retrieve | auto: used when a request names no mode
+    default_mode: Mode = "agentic"  # used when a request names no mode
     rrf_k: int = 60
     max_words_for_retrieve: int = 12
     max_intents_for_retrieve: int = 1
@@ -62,7 +62,7 @@ class CacheSettings:
 
     ttl_seconds: int = 3600  # fallback only: versions and ACLs invalidate first
     max_entry_bytes: int = 200_000
-    modes: list[str] = field(default_factory=lambda: ["agentic", "retrieve", "auto"])
+    modes: list[Mode] = field(default_factory=lambda: list(MODES))
     version_refresh_seconds: int = 60  # ListIngestionJobs at most this often per knowledge base
     acl_knowledge_bases: list[str] = field(default_factory=list)  # aliases re-checked on a hit
 
@@ -100,7 +100,7 @@ class TenantSettings:
     max_agent_iteration: int = 3
     max_results: int = 10
     generate_response: bool = True
-    user_context: str = "none"  # none | caller | trusted
+    user_context: UserContextMode = "none"
     trusted_callers: list[str] = field(default_factory=list)
     # Roles whose session name the tenant vouches for as the end user's id (identity.py).
     session_name_callers: list[str] = field(default_factory=list)
@@ -125,9 +125,11 @@ class TenantSettings:
 
     @classmethod
     def from_environment(cls) -> TenantSettings:
-        text = os.environ.get(ENV_VAR)
+        from contract.environment import TENANT_SETTINGS
+
+        text = os.environ.get(TENANT_SETTINGS)
         if not text:
-            raise RuntimeError(f"{ENV_VAR} is not set: the endpoint needs its tenant settings")
+            raise RuntimeError(f"{TENANT_SETTINGS} is not set: the endpoint needs its tenant settings")
         return cls.from_json(text)
 
     def retriever(self, alias: str) -> Retriever | None:

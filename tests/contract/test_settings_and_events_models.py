@@ -10,7 +10,7 @@ import json
 
 import pytest
 
-from lambdas.endpoint.events import (
+from contract.events import (
     Citation,
     DoneEvent,
     ResultEvent,
@@ -19,7 +19,7 @@ from lambdas.endpoint.events import (
     event_from_dict,
     event_to_dict,
 )
-from lambdas.endpoint.settings import Retriever, RoutingSettings, TenantSettings
+from contract.settings import Retriever, RoutingSettings, TenantSettings
 
 SETTINGS = TenantSettings(
     tenant="acme", environment="dev", retrievers=[Retriever("docs", "KB00000001", "Product documentation")]

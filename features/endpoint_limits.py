@@ -11,14 +11,14 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from cdk_constructs.endpoint_settings import tenant_settings
-from cdk_constructs.resource_names import cache_table_name, endpoint_function_name
-from cdk_constructs.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
-from lambdas.endpoint.cache.setup import TABLE_ENV as CACHE_TABLE_ENV_VAR
-from lambdas.endpoint.settings import ENV_VAR as SETTINGS_ENV_VAR
-from lambdas.endpoint.settings import TenantSettings
+from contract.environment import TENANT_SETTINGS, endpoint_environment
+from contract.resource_names import cache_table_name, endpoint_function_name
+from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
+from contract.settings import TenantSettings
+from features.endpoint_settings import tenant_settings
 from schema import Project
 from schema.config_errors import Problem
+from schema.front_door_checks import tenant_front_door
 
 # Lambda: "The total size of all environment variables doesn't exceed 4 KB."
 # https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html
@@ -33,16 +33,6 @@ OTHER_TOKEN_LENGTH = 100  # an ARN
 _TOKEN = re.compile(r"\$\{Token\[[^\]]+\]\}")
 # Lambda function names: 64 characters (https://docs.aws.amazon.com/lambda/latest/api/API_CreateFunction.html).
 FUNCTION_NAME_LIMIT = 64
-ADAPTER_PORT = "8080"
-READINESS_PATH = "/healthz"
-# The adapter starts run.sh and proxies invocations to it; response_stream is the only mode that
-# streams (any other value silently buffers the whole answer).
-ADAPTER_VARIABLES = {
-    "AWS_LAMBDA_EXEC_WRAPPER": "/opt/bootstrap",
-    "AWS_LWA_INVOKE_MODE": "response_stream",
-    "AWS_LWA_PORT": ADAPTER_PORT,
-    "AWS_LWA_READINESS_CHECK_PATH": READINESS_PATH,
-}
 
 
 def worst_case_size(variables: Mapping[str, str], lengths: Mapping[str, int]) -> int:
@@ -55,7 +45,7 @@ def worst_case_size(variables: Mapping[str, str], lengths: Mapping[str, int]) ->
 
 
 def environment_size_message(variables: Mapping[str, str], size: int) -> str:
-    settings = TenantSettings.from_json(variables[SETTINGS_ENV_VAR])
+    settings = TenantSettings.from_json(variables[TENANT_SETTINGS])
     descriptions = sum(len(retriever.description) for retriever in settings.retrievers)
     callers = sum(len(arn) for arn in settings.trusted_callers)
     return (
@@ -99,10 +89,14 @@ def _worst_case_variables(project: Project, tenant_name: str) -> dict[str, str]:
         retrieval_instruction=instruction,
         memory_id="x" * MEMORY_ID_LENGTH if tenant.memory_on else None,
     )
-    variables = {**ADAPTER_VARIABLES, SETTINGS_ENV_VAR: settings.to_json()}
-    if tenant.cache is not None:  # the result cache's table name (a literal: streaming_endpoint.py)
-        variables[CACHE_TABLE_ENV_VAR] = cache_table_name(project.env_name, tenant_name)
-    return variables
+    front = tenant_front_door(project.environment, tenant)
+    return endpoint_environment(
+        settings,
+        # the result cache's table name (a literal: streaming_endpoint.py)
+        cache_table=cache_table_name(project.env_name, tenant_name) if tenant.cache is not None else None,
+        request_contexts=front.request_contexts,
+        snapstart=front.snapstart,
+    )
 
 
 def deploy_problems(project: Project) -> list[Problem]:

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 import shutil
 
-from cdk_constructs.endpoint_settings import tenant_settings
-from cdk_constructs.resource_refs import KnowledgeBaseRef
 from client.local_settings import tenant_settings as local_tenant_settings
-from lambdas.endpoint.settings import RoutingSettings, TenantSettings
+from contract.resource_refs import KnowledgeBaseRef
+from contract.settings import RoutingSettings, TenantSettings
+from features.endpoint_settings import tenant_settings
 from schema import load_project
 from tests.conftest import EXAMPLE_CONFIG
 
