@@ -26,7 +26,7 @@ from cdk_constructs.log_group import log_group
 from cdk_constructs.nag_checks import acknowledge_wildcards
 from cdk_constructs.stack_outputs import publish
 from cdk_constructs.streaming_endpoint import ARCHITECTURE, RUNTIME, check_environment_size
-from contract.environment import AGENT_RESPONSE_MAX_BYTES, TENANT_SETTINGS
+from contract.env_vars import AGENT_RESPONSE_MAX_BYTES, TENANT_SETTINGS
 from contract.resource_names import agent_function_name, bounded_name, resource_prefix
 from contract.resource_refs import GuardrailRef, KnowledgeBaseRef
 from contract.settings import TenantSettings

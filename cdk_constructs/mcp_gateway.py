@@ -30,7 +30,7 @@ from cdk_constructs.log_group import log_group
 from cdk_constructs.nag_checks import acknowledge_wildcards
 from cdk_constructs.stack_outputs import publish
 from cdk_constructs.streaming_endpoint import ARCHITECTURE, RUNTIME
-from contract.environment import GATEWAY_SETTINGS, LOG_SERVICE
+from contract.env_vars import GATEWAY_SETTINGS, LOG_SERVICE
 from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from contract.settings import TenantSettings
 from features.endpoint_settings import tenant_settings

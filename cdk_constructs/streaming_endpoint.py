@@ -26,7 +26,7 @@ from cdk_constructs.endpoint_bundling import endpoint_code
 from cdk_constructs.log_group import log_group as new_log_group
 from cdk_constructs.nag_checks import acknowledge_wildcards
 from cdk_constructs.stack_outputs import publish
-from contract.environment import endpoint_environment
+from contract.env_vars import endpoint_environment
 from contract.resource_names import (
     WEB_ADAPTER_ACCOUNT,
     WEB_ADAPTER_LAYER,

@@ -125,7 +125,7 @@ class TenantSettings:
 
     @classmethod
     def from_environment(cls) -> TenantSettings:
-        from contract.environment import TENANT_SETTINGS
+        from contract.env_vars import TENANT_SETTINGS
 
         text = os.environ.get(TENANT_SETTINGS)
         if not text:

@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from contract.environment import TENANT_SETTINGS, endpoint_environment
+from contract.env_vars import TENANT_SETTINGS, endpoint_environment
 from contract.resource_names import cache_table_name, endpoint_function_name
 from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from contract.settings import TenantSettings

@@ -21,8 +21,8 @@ import click
 from client.local_processes import stop, wait_ready
 from client.options import config_option, env_option, load_or_exit
 from contract.enums import RequestContext
-from contract.environment import LocalRun
-from contract.environment import endpoint_environment as contract_environment
+from contract.env_vars import LocalRun
+from contract.env_vars import endpoint_environment as contract_environment
 from contract.settings import TenantSettings
 
 if TYPE_CHECKING:
@@ -41,7 +41,7 @@ def endpoint_environment(
     front_door: RequestContext = "function_url",
 ) -> dict[str, str]:
     """The child's environment: the endpoint's own variables as the stack builds them, in local mode
-    (contract/environment.py), plus the emulator, dummy credentials and a region; nothing AWS_ or AKB_
+    (contract/env_vars.py), plus the emulator, dummy credentials and a region; nothing AWS_ or AKB_
     of this shell leaks in."""
     env = {key: value for key, value in os.environ.items() if not key.startswith(("AWS_", "AKB_"))}
     env.update(emulator_env)  # AWS_ENDPOINT_URL_BEDROCK_AGENT_RUNTIME + dummy keys

@@ -14,7 +14,7 @@ import os
 import time
 from typing import Any
 
-from contract.environment import AGENT_RESPONSE_MAX_BYTES
+from contract.env_vars import AGENT_RESPONSE_MAX_BYTES
 from contract.settings import TenantSettings
 from lambdas.agent_action.action_contract import (
     FAILURE,

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 from starlette.routing import Route
 
-from contract.environment import LOCAL_FRONT_DOOR as LOCAL_FRONT_DOOR_ENV
+from contract.env_vars import LOCAL_FRONT_DOOR as LOCAL_FRONT_DOOR_ENV
 from contract.settings import TenantSettings
 from lambdas.endpoint import identity
 from lambdas.endpoint.api_errors import internal_api_error

@@ -43,10 +43,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 from contract.enums import REQUEST_CONTEXTS, RequestContext
-from contract.environment import LAMBDA_MARKER as LAMBDA_MARKER_ENV
-from contract.environment import LOCAL_CALLER_ARN as LOCAL_CALLER_ENV
-from contract.environment import LOCAL_MODE as LOCAL_MODE_ENV
-from contract.environment import REQUEST_CONTEXTS as REQUEST_CONTEXTS_ENV
+from contract.env_vars import LAMBDA_MARKER as LAMBDA_MARKER_ENV
+from contract.env_vars import LOCAL_CALLER_ARN as LOCAL_CALLER_ENV
+from contract.env_vars import LOCAL_MODE as LOCAL_MODE_ENV
+from contract.env_vars import REQUEST_CONTEXTS as REQUEST_CONTEXTS_ENV
 from lambdas.endpoint.api_errors import ApiError
 
 CONTEXT_HEADER = "x-amzn-request-context"

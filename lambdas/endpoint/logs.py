@@ -12,7 +12,7 @@ import threading
 from typing import Any
 
 from contract import log_fields
-from contract.environment import LOG_LEVEL, LOG_SERVICE
+from contract.env_vars import LOG_LEVEL, LOG_SERVICE
 
 SERVICE = "akb-endpoint"
 _lock = threading.Lock()

@@ -25,8 +25,8 @@ from starlette.applications import Starlette
 from starlette.requests import Request
 from starlette.responses import JSONResponse, Response
 
-from contract.environment import SNAPSTART_AFTER_RESTORE as AFTER_RESTORE_ENV
-from contract.environment import SNAPSTART_BEFORE_CHECKPOINT as BEFORE_CHECKPOINT_ENV
+from contract.env_vars import SNAPSTART_AFTER_RESTORE as AFTER_RESTORE_ENV
+from contract.env_vars import SNAPSTART_BEFORE_CHECKPOINT as BEFORE_CHECKPOINT_ENV
 
 
 def forget_clients() -> int:

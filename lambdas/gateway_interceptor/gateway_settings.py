@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Literal
 
-from contract.environment import GATEWAY_SETTINGS
+from contract.env_vars import GATEWAY_SETTINGS
 
 ENV_VAR = GATEWAY_SETTINGS
 AGENTIC = "AgenticRetrieveStream"

@@ -10,8 +10,8 @@ from aws_cdk import aws_logs as logs
 
 from cdk_constructs.nag_checks import enable_nag
 from cdk_constructs.streaming_endpoint import ENVIRONMENT_LIMIT_BYTES, StreamingEndpoint, worst_case_size
-from contract.environment import LOCAL_CALLER_ARN, LOCAL_MODE
-from contract.environment import TENANT_SETTINGS as ENV_VAR
+from contract.env_vars import LOCAL_CALLER_ARN, LOCAL_MODE
+from contract.env_vars import TENANT_SETTINGS as ENV_VAR
 from contract.resource_names import tenant_stack_name
 from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from contract.settings import TenantSettings

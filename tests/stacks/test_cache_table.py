@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from contract.environment import CACHE_TABLE as TABLE_ENV
+from contract.env_vars import CACHE_TABLE as TABLE_ENV
 from contract.resource_names import cache_table_name, tenant_stack_name
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]

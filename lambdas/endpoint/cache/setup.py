@@ -17,8 +17,8 @@ import threading
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from contract.environment import CACHE_PATH as PATH_ENV
-from contract.environment import CACHE_TABLE as TABLE_ENV
+from contract.env_vars import CACHE_PATH as PATH_ENV
+from contract.env_vars import CACHE_TABLE as TABLE_ENV
 from contract.settings import TenantSettings
 from lambdas.endpoint.cache.result_cache import ResultCache
 from lambdas.endpoint.cache.store import CacheStore, SqliteStore

@@ -9,10 +9,10 @@ import boto3
 import pytest
 from starlette.testclient import TestClient
 
-from contract.environment import SNAPSTART_AFTER_RESTORE as AFTER_RESTORE_ENV
-from contract.environment import SNAPSTART_AFTER_RESTORE_PATH as AFTER_RESTORE_PATH
-from contract.environment import SNAPSTART_BEFORE_CHECKPOINT as BEFORE_CHECKPOINT_ENV
-from contract.environment import SNAPSTART_BEFORE_CHECKPOINT_PATH as BEFORE_CHECKPOINT_PATH
+from contract.env_vars import SNAPSTART_AFTER_RESTORE as AFTER_RESTORE_ENV
+from contract.env_vars import SNAPSTART_AFTER_RESTORE_PATH as AFTER_RESTORE_PATH
+from contract.env_vars import SNAPSTART_BEFORE_CHECKPOINT as BEFORE_CHECKPOINT_ENV
+from contract.env_vars import SNAPSTART_BEFORE_CHECKPOINT_PATH as BEFORE_CHECKPOINT_PATH
 from lambdas.endpoint import asgi_app, upstream
 from lambdas.endpoint.cache import setup
 from lambdas.endpoint.snapstart import add_snapstart_hooks
