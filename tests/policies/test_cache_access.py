@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from policies.cache_table import CacheAccess, cache_statements
+from policies.cache_access import CacheAccess, cache_statements
 from policies.endpoint_role import WILDCARD_REASONS, EndpointRoleInputs, endpoint_role_policy, inputs_for
 from schema import load_project
 from tests.conftest import EXAMPLE_CONFIG
