@@ -21,6 +21,7 @@ from contract.resource_names import endpoint_function_name, invoke_policy_name
 
 if TYPE_CHECKING:
     from contract.resource_refs import GuardrailRef, KnowledgeBaseRef
+    from features.registry import Features
     from features.review_context import ReviewContext
     from schema import Project, Tenant
     from schema.knowledge import KnowledgeBase
@@ -55,26 +56,29 @@ def user_context_review(tenant: Tenant) -> dict[str, Any]:
     return review
 
 
-def review(project: Project, tenant_name: str) -> dict[str, Any]:
+def review(project: Project, tenant_name: str, features: Features | None = None) -> dict[str, Any]:
     """The execution role, the invoker policy, the URL permissions, the knowledge bases' roles and
-    policies of one tenant, then each enabled feature's sections, as dicts."""
+    policies of one tenant, then each enabled feature's sections, as dicts. `features`: the registry
+    (features/registry.py); tests pass their own."""
     from features.endpoint_plan import endpoint_plan, planned_refs
-    from features.registry import enabled_features
+    from features.registry import FEATURES, enabled_features
     from features.review_context import ReviewContext, log_key_review, why_wildcards
     from policies.endpoint_role import endpoint_role_policy
     from policies.invoker import invoker_policy, url_permissions
 
+    registry = FEATURES if features is None else features
     context = ReviewContext.of(project, tenant_name)
-    tenant, features = context.scope.tenant, enabled_features(context.scope)
+    tenant, enabled = context.scope.tenant, enabled_features(context.scope, registry)
     plan = endpoint_plan(
         context.scope,
         knowledge_bases=_knowledge_base_refs(context),
         log_group_arn=context.endpoint_log_group_arn,
         guardrail=_guardrail_ref(context),
-        refs=planned_refs(context),
+        refs=planned_refs(context, registry),
+        features=registry,
     )
     role_policy = endpoint_role_policy(plan.role)
-    readers = [context.role("endpoint-role"), *(arn for feature in features for arn in feature.review_readers(context))]
+    readers = [context.role("endpoint-role"), *(arn for feature in enabled for arn in feature.review_readers(context))]
     function_arn = context.arn("lambda", f"function:{endpoint_function_name(project.env_name, tenant_name)}")
     sections: dict[str, Any] = {
         "environment": project.env_name,
@@ -96,7 +100,7 @@ def review(project: Project, tenant_name: str) -> dict[str, Any]:
         "knowledge_base_resource_policies": _knowledge_base_policies(tenant, context.knowledge_base_arns, readers),
         **log_key_review(project.environment, context.endpoint_log_group_arn),
     }
-    for feature in features:
+    for feature in enabled:
         sections.update(feature.review(context))
     return sections
 
