@@ -26,8 +26,8 @@ def tenant_settings(
     refs: Mapping[str, FeatureRef] | None = None,
     features: Features = FEATURES,
 ) -> TenantSettings:
-    """`refs`: what the features built before the endpoint, by feature name (a memory's id); a feature
-    whose ref is missing adds what it can without it (the memory: nothing, so a `sessionId` is refused)."""
+    """`refs`: what the features built before the endpoint, by feature name; a feature whose ref is
+    missing adds what it can without it (features/tenant_feature.py)."""
     scope = TenantScope(project, tenant_name)
     settings = _core_settings(scope, knowledge_bases, guardrail, retrieval_instruction)
     inputs = EndpointInputs(scope, tuple(kb.knowledge_base_arn for kb in knowledge_bases), refs or {})

@@ -2,8 +2,8 @@
 
 Takes the endpoint function as any `aws_lambda.IFunction` (not the endpoint construct), so it can be
 built beside a plain function in tests and reused for any function that emits the same metrics. What
-the tenant's features add (the cache's row, the gateway's alarms, the ingestion monitor, ...) arrives as
-a list of contributions (monitoring/observability_parts.py); this construct names no feature.
+the tenant's features add (their dashboard rows, alarms and monitors) arrives as a list of
+contributions (monitoring/observability_parts.py); this construct names no feature.
 """
 
 from __future__ import annotations
