@@ -8,8 +8,8 @@ import aws_cdk as cdk
 import pytest
 from aws_cdk import aws_logs as logs
 
-from cdk_constructs.nag_checks import enable_nag
 from cdk_constructs.log_group import log_group_arn
+from cdk_constructs.nag_checks import enable_nag
 from cdk_constructs.streaming_endpoint import (
     ENVIRONMENT_LIMIT_BYTES,
     StreamingEndpoint,
