@@ -1,6 +1,9 @@
 """`<env>-<tenant>`: one tenant's knowledge, guardrail, endpoint and monitoring.
 
-The stack only composes constructs; each construct lives in its own file.
+The stack only composes constructs, each in its own file. Everything opt-in comes from the
+tenant-feature registry (features/registry.py), whose hooks it calls in order: build before the
+endpoint, plan the endpoint, build beside it, collect the knowledge bases' readers and the monitoring
+contributions. It names no feature (tests/test_composition_roots.py); docs/architecture.md walks through it.
 """
 
 from __future__ import annotations

@@ -16,8 +16,8 @@ from features.review_context import ReviewContext
 from features.tenant_feature import EndpointInputs, FeatureRef, RoleStatements, TenantFeature, TenantScope
 from policies.document import allow
 from policies.endpoint_role import endpoint_role_policy
-from schema import Environment, Tenant
-from tests.cdk_constructs.probe import example_project
+from schema import Environment, Tenant, load_project
+from tests.conftest import EXAMPLE_CONFIG
 
 
 class ShareTableStandIn(TenantFeature[Any]):
@@ -53,7 +53,7 @@ def test_every_feature_has_a_name_of_its_own():
 
 
 def test_the_example_tenants_have_the_features_their_files_set_in_registry_order():
-    project = example_project()
+    project = load_project(EXAMPLE_CONFIG, "dev")
     acme = [f.name for f in enabled_features(TenantScope(project, "acme"))]
     globex = [f.name for f in enabled_features(TenantScope(project, "globex"))]
     assert acme == ["cache", "memory", "ingestion_logs", "front_door"]
@@ -61,7 +61,7 @@ def test_the_example_tenants_have_the_features_their_files_set_in_registry_order
 
 
 def test_a_new_feature_reaches_settings_role_and_review_through_the_registry_alone():
-    project, registry = example_project(), (*FEATURES, ShareTableStandIn())
+    project, registry = load_project(EXAMPLE_CONFIG, "dev"), (*FEATURES, ShareTableStandIn())
     context = ReviewContext.of(project, "acme")
     plan = endpoint_plan(
         context.scope,
@@ -82,7 +82,7 @@ def test_a_new_feature_reaches_settings_role_and_review_through_the_registry_alo
 
 def test_a_feature_without_a_ref_adds_nothing_that_needs_one():
     """The memory without its id (a caller that built none): no memory settings, no memory statements."""
-    project = example_project()
+    project = load_project(EXAMPLE_CONFIG, "dev")
     kbs = [KnowledgeBaseRef("docs", "Docs.", "KBDOCS0001", "kb")]
     plan = endpoint_plan(TenantScope(project, "acme"), knowledge_bases=kbs, log_group_arn="lg")
     assert plan.settings.memory is None and plan.values.cache_table is None
