@@ -14,7 +14,7 @@ from schema.front_door_checks import front_door_file_problems
 from schema.name_clashes import name_clash_problems
 from schema.resource_ownership import ownership_problems
 from schema.tenant import Tenant
-from schema.yaml_files import MAX_FILE_BYTES, available, named_tenants, parse_file, read_yaml
+from schema.yaml_files import MAX_FILE_BYTES, available, environment_tenants, named_tenants, parse_file, read_yaml
 
 __all__ = ["MAX_FILE_BYTES", "Project", "available", "load_project", "parse_file", "read_yaml"]
 
@@ -44,8 +44,10 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
     tenants, tenant_problems = _load_tenants(env_file, tenants_dir, tenant_names, environment)
     problems.extend(tenant_problems)
     problems.extend(_misnamed_tenant_files(tenants_dir))
-    problems.extend(ownership_problems(config_dir, env_name, tenant_names))
-    problems.extend(name_clash_problems(config_dir, env_name, tenant_names))
+    # What every environment of the config deploys: secrets, buckets and names span environments.
+    listing = {**environment_tenants(config_dir), env_name: list(tenant_names)}
+    problems.extend(ownership_problems(config_dir, env_name, listing))
+    problems.extend(name_clash_problems(config_dir, env_name, listing))
     if environment is not None:
         problems.extend(partition_problems(env_file, environment, environment.region, env_file))
     if problems or environment is None:

@@ -5,7 +5,8 @@ environment `dev` and tenant `y` of environment `dev-x` both become stack `dev-x
 `akb-dev-x-y`, and tenant `x` of `dev` takes `akb-dev-x`, the prefix of environment `dev-x`'s own
 resources. In one account their roles, log groups, parameters and alarms would mix. Changing the
 naming scheme would rename (replace) every deployed resource, so the config is refused instead,
-naming both files; every environment file of the config is read (leniently) for it.
+naming both files; every environment file of the config is read (leniently) for it (the loader
+passes what each lists).
 """
 
 from __future__ import annotations
@@ -21,7 +22,6 @@ from contract.resource_names import (
     tenant_stack_name,
 )
 from schema.config_errors import Problem
-from schema.yaml_files import environment_tenants
 
 
 @dataclass(frozen=True)
@@ -53,9 +53,9 @@ def _owners_by_name(listing: dict[str, list[str]]) -> dict[str, list[_Owner]]:
     return owners
 
 
-def name_clash_problems(config_dir: Path, env_name: str, tenant_names: list[str]) -> list[Problem]:
-    """A Problem for each owner of `env_name` whose generated names another owner also produces."""
-    listing = {**environment_tenants(config_dir), env_name: list(tenant_names)}
+def name_clash_problems(config_dir: Path, env_name: str, listing: dict[str, list[str]]) -> list[Problem]:
+    """A Problem for each owner of `env_name` whose generated names another owner also produces;
+    `listing`: every environment of the config with the tenants it deploys."""
     clashes: dict[tuple[_Owner, _Owner], str] = {}
     for name, owners in _owners_by_name(listing).items():
         for mine in (owner for owner in owners if owner.env == env_name):

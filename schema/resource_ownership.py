@@ -25,7 +25,7 @@ from typing import Any
 
 from contract.resource_names import PIPELINE_STACK_NAME, platform_stack_name, tenant_stack_name
 from schema.config_errors import Problem
-from schema.yaml_files import environment_tenants, read_yaml
+from schema.yaml_files import read_yaml
 
 CDK_ASSETS_BUCKET = re.compile(r"^cdk-[a-z0-9-]+-assets-[a-z0-9.-]+$")
 _WHY = {
@@ -79,17 +79,18 @@ def _file_claims(tenants_dir: Path, names: Iterable[str]) -> list[Claim]:
     return found
 
 
-def ownership_problems(config_dir: Path, env_name: str, tenant_names: list[str]) -> list[Problem]:
+def ownership_problems(config_dir: Path, env_name: str, listing: dict[str, list[str]]) -> list[Problem]:
     """Problems of the environment's tenants: each field naming a resource another tenant of the
     config also names (both sides are reported: the loader cannot know which tenant is the rightful
-    one), and each field naming a platform bucket. Files that are not YAML mappings are skipped
+    one), and each field naming a platform bucket. `listing`: every environment of the config with
+    the tenants it deploys (environment_tenants). Files that are not YAML mappings are skipped
     (their own problem is reported)."""
     tenants_dir = config_dir / "tenants"
-    listing = {**environment_tenants(config_dir), env_name: list(tenant_names)}
+    tenant_names = listing[env_name]
     loaded = _file_claims(tenants_dir, dict.fromkeys(tenant_names))
     elsewhere = sorted({tenant for tenants in listing.values() for tenant in tenants} - set(tenant_names))
     others = _file_claims(tenants_dir, elsewhere)
-    return [*_shared(loaded, [*loaded, *others], listing), *_platform(loaded, config_dir)]
+    return [*_shared(loaded, [*loaded, *others], listing), *_platform(loaded, config_dir, listing)]
 
 
 def _shared(loaded: list[Claim], everyone: list[Claim], listing: dict[str, list[str]]) -> list[Problem]:
@@ -115,10 +116,10 @@ def _shared(loaded: list[Claim], everyone: list[Claim], listing: dict[str, list[
     return problems
 
 
-def _generated_by(config_dir: Path) -> dict[str, str]:
+def _generated_by(config_dir: Path, listing: dict[str, list[str]]) -> dict[str, str]:
     """Stack name -> the file that makes it, for every stack this config deploys."""
     stacks = {PIPELINE_STACK_NAME: "the promotion pipeline (docs/pipeline.md)"}
-    for env, tenants in environment_tenants(config_dir).items():
+    for env, tenants in listing.items():
         env_file = config_dir / "environments" / f"{env}.yaml"
         stacks[platform_stack_name(env)] = str(env_file)
         for tenant in tenants:
@@ -139,8 +140,8 @@ def platform_bucket(bucket: str, stacks: dict[str, str]) -> str | None:
     return None
 
 
-def _platform(loaded: list[Claim], config_dir: Path) -> list[Problem]:
-    stacks = _generated_by(config_dir)
+def _platform(loaded: list[Claim], config_dir: Path, listing: dict[str, list[str]]) -> list[Problem]:
+    stacks = _generated_by(config_dir, listing)
     problems = []
     for claim in loaded:
         what = platform_bucket(claim.resource, stacks) if claim.kind == "bucket" else None
