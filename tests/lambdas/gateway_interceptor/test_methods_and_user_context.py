@@ -89,3 +89,13 @@ def test_a_meta_without_user_context_is_forwarded_as_sent():
     output = run(event(params=params, authorization=UNTRUSTED))
     assert output["transformedGatewayRequest"]["body"]["params"]["_meta"] == {"progressToken": 3}
     assert forwarded_arguments(output)["userContext"] == {"userId": "mallory"}
+
+
+def test_a_body_nested_past_the_bound_is_refused_without_walking_it():
+    from lambdas.gateway_interceptor.tool_rules import MAX_BODY_DEPTH
+
+    deep: dict = {"userContext": {"userId": "ceo"}}
+    for _ in range(200):  # 400 levels, far past MAX_BODY_DEPTH
+        deep = {"x": [deep]}
+    error = refusal(run(event(method="tools/list", params={"_meta": deep}, authorization=UNTRUSTED)))
+    assert error["code"] == mcp.INVALID_PARAMS and f"deeper than {MAX_BODY_DEPTH} levels" in error["message"]
