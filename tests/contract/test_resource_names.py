@@ -23,11 +23,3 @@ def test_long_names_are_cut_with_a_hash_that_keeps_them_apart():
     second = bounded_name("akb-" + "e" * 32 + "-" + "t" * 31 + "u-guardrail", 50)
     assert len(first) <= 50 and len(second) <= 50 and first != second
     assert BEDROCK_NAME.match(first) and BEDROCK_NAME.match(second)
-
-
-def test_the_pipeline_stack_name_is_the_one_the_pipeline_stack_uses():
-    """The config checks (schema/name_clashes.py, schema/resource_ownership.py) read the contract's name."""
-    from contract.resource_names import PIPELINE_STACK_NAME
-    from stacks.pipeline_stack import PIPELINE_STACK_NAME as USED
-
-    assert PIPELINE_STACK_NAME == USED
