@@ -29,12 +29,12 @@ if TYPE_CHECKING:
 Features = Sequence[TenantFeature[Any]]
 
 FEATURES: tuple[TenantFeature[Any], ...] = (
-    CacheFeature(),  # cache:           result cache table (docs/cache.md)
-    MemoryFeature(),  # memory:         AgentCore Memory for conversations (docs/conversations.md)
-    GatewayFeature(),  # gateway:       MCP tools behind an AgentCore Gateway (docs/agents.md)
-    IngestionLogsFeature(),  # ingestion_logs: APPLICATION_LOGS delivery and alarms (docs/operations.md)
-    FrontDoorFeature(),  # endpoint.front_door: function URL or API Gateway (docs/front-door.md)
-    AgentFeature(),  # agent:           a Bedrock agent whose action group runs agentic retrieval
+    CacheFeature(),  # `cache:` result cache table (docs/cache.md)
+    MemoryFeature(),  # `memory:` AgentCore Memory for conversations (docs/conversations.md)
+    GatewayFeature(),  # `gateway:` MCP tools behind an AgentCore Gateway (docs/agents.md)
+    IngestionLogsFeature(),  # `ingestion_logs` APPLICATION_LOGS delivery and alarms (docs/operations.md)
+    FrontDoorFeature(),  # `endpoint.front_door` function URL or API Gateway (docs/front-door.md)
+    AgentFeature(),  # `agent:` a Bedrock agent whose action group runs agentic retrieval (docs/agents.md)
 )
 
 
