@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 
 from pydantic import ValidationError
 
+from contract.enums import MODES, Mode
 from contract.request_body import QueryBody
 from contract.settings import TenantSettings
 from lambdas.endpoint.api_errors import ApiError
@@ -39,7 +40,7 @@ class Query:
     max_agent_iteration: int
     max_results: int
     filter: dict[str, Any] | None
-    mode: str
+    mode: Mode
     user_id: str | None  # as sent; identity.py decides whether it may be used
     cache_bypass: bool = False  # the request asked not to use the result cache
     next_token: str | None = None  # agentic mode only: the page to fetch
@@ -139,8 +140,17 @@ def _knowledge_bases(requested: list[str] | None, settings: TenantSettings) -> t
     return tuple(alias for alias in aliases if alias in requested)
 
 
-def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -> Query:
-    """Validates a JSON body against the contract and the tenant; raises ApiError (4xx) otherwise."""
+def _mode(value: str, allowed: Collection[str]) -> Mode:
+    if value not in MODES or value not in allowed:
+        choices = ", ".join(sorted(mode for mode in MODES if mode in allowed))
+        raise ApiError(400, "invalid_request", f"field 'mode': '{value}' is not one of: {choices}")
+    return value
+
+
+def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str] = MODES) -> Query:
+    """Validates a JSON body against the contract and the tenant; raises ApiError (4xx) otherwise.
+
+    `mode` must be one of contract.enums.MODES (and of `modes`, for a door that offers fewer)."""
     data = _load_json(body)
     try:
         parsed = QueryBody.model_validate(data)
@@ -148,9 +158,8 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -
         raise ApiError(400, "invalid_request", _field_message(error.errors()[0])) from None
     if (parsed.question is None) == (parsed.messages is None):
         raise ApiError(400, "invalid_request", "send exactly one of 'question' or 'messages'")
-    mode = settings.routing.default_mode if parsed.mode is None else parsed.mode  # "" is a wrong mode, not none
-    if mode not in modes:
-        raise ApiError(400, "invalid_request", f"field 'mode': '{mode}' is not one of: {', '.join(sorted(modes))}")
+    # "" is a wrong mode, not none
+    mode = _mode(settings.routing.default_mode if parsed.mode is None else parsed.mode, modes)
     if parsed.nextToken is not None and mode != "agentic":
         raise ApiError(400, "invalid_request", "field 'nextToken': pages are only fetched with mode 'agentic'")
     _check_session(parsed, mode)
