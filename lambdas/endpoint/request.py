@@ -1,8 +1,9 @@
 """The edge: turns an HTTP request into a validated `Query`, or an ApiError naming what is wrong.
 
-Pydantic checks shapes and types (strict: `"3"` is not a number, unknown fields are errors so a
-typo or a spoofed `caller` never passes silently); the tenant's rules (aliases, caps) come after.
-Before pydantic, the JSON itself is held to RFC 8259 where Python's parser is lenient: UTF-8 only
+contract/request_body.py checks shapes and types (strict: `"3"` is not a number, unknown fields
+are errors so a typo or a spoofed `caller` never passes silently); the tenant's rules (aliases,
+caps) come after.
+Before that, the JSON itself is held to RFC 8259 where Python's parser is lenient: UTF-8 only
 (json.loads would guess UTF-16/32), no NaN/Infinity (not JSON; they would reach Bedrock inside a
 filter), no key twice in one object (json.loads keeps the last, so two readers could disagree).
 Everything behind this module works on the plain `Query` dataclass.
@@ -13,19 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
-
-from pydantic import ValidationError
+from typing import Any
 
 from contract.enums import MODES, Mode
-from contract.request_body import QueryBody
+from contract.request_body import FIELDS, Body, BodyError, validate_body
 from contract.settings import TenantSettings
 from lambdas.endpoint.api_errors import ApiError
 from lambdas.endpoint.conversation import MemoryBinding
 from lambdas.endpoint.filters import FilterError, validate_filter
-
-if TYPE_CHECKING:
-    from pydantic_core import ErrorDetails
 
 JSON_MEDIA_TYPES = ("application/json",)
 
@@ -71,13 +67,12 @@ def body_timeout(seconds: float) -> ApiError:
     return ApiError(408, "body_timeout", f"the request body did not arrive within {seconds:g} s; send it at once")
 
 
-def _field_message(error: ErrorDetails) -> str:
-    location = ".".join(str(part) for part in error["loc"]) or "body"
-    if error["type"] == "extra_forbidden":
-        allowed = ", ".join(QueryBody.model_fields)
+def _field_message(error: BodyError) -> str:
+    location = error.location or "body"
+    if error.unknown_field:
+        allowed = ", ".join(FIELDS)
         return f"unknown field '{location}'; allowed fields: {allowed}"
-    message = error["msg"].removeprefix("Value error, ")
-    return f"field '{location}': {message}"
+    return f"field '{location}': {error.message}"
 
 
 class _DuplicateKey(ValueError):
@@ -153,9 +148,9 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str] = 
     `mode` must be one of contract.enums.MODES (and of `modes`, for a door that offers fewer)."""
     data = _load_json(body)
     try:
-        parsed = QueryBody.model_validate(data)
-    except ValidationError as error:
-        raise ApiError(400, "invalid_request", _field_message(error.errors()[0])) from None
+        parsed = validate_body(data)
+    except BodyError as error:
+        raise ApiError(400, "invalid_request", _field_message(error)) from None
     if (parsed.question is None) == (parsed.messages is None):
         raise ApiError(400, "invalid_request", "send exactly one of 'question' or 'messages'")
     # "" is a wrong mode, not none
@@ -188,7 +183,7 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str] = 
     )
 
 
-def _check_session(parsed: QueryBody, mode: str) -> None:
+def _check_session(parsed: Body, mode: str) -> None:
     """A session carries its own history: AgenticRetrieveStream takes history "through the messages
     parameter or through short-term memory, but not both" (botocore model)."""
     if parsed.sessionId is None:
