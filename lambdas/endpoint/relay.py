@@ -74,8 +74,11 @@ class Relay:
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             return DEADLINE
+        if not self._queue.empty():  # already here: no timer, no task (wait_for makes one per call)
+            return self._queue.get_nowait()
         try:
-            return await asyncio.wait_for(self._queue.get(), remaining)
+            async with asyncio.timeout(remaining):
+                return await self._queue.get()
         except TimeoutError:
             return DEADLINE
 
