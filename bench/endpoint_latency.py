@@ -309,9 +309,9 @@ child processes on loopback; one question over docs+tickets ({lat["events"]} ups
 
 Per-event delivery offset (endpoint arrival - direct arrival, same event index): {pair(lat["offset"])} ms.
 
-{conc["streams"]} concurrent streams through the endpoint: {conc["complete"]} ended like the reference, {conc["mismatched"]}
-differing from the sequential reference ({conc["events_each"]} events each: none lost, duplicated or
-reordered when 0); wall {conc["wall_s"]:.2f} s; time to first event {pair(conc["ttfe"])} ms.
+{conc["streams"]} concurrent streams through the endpoint: {conc["complete"]} ended like the reference,
+{conc["mismatched"]} differing from the sequential reference ({conc["events_each"]} events each: none lost,
+duplicated or reordered when 0); wall {conc["wall_s"]:.2f} s; time to first event {pair(conc["ttfe"])} ms.
 
 Cold start (fresh interpreter, median of {cold["repeats"]}): service imports + app + boto3 client + the first
 request's lazy imports {cold["service_ms"]:.0f} ms vs a bare boto3 client {cold["bare_ms"]:.0f} ms
