@@ -21,7 +21,7 @@ from starlette.types import Receive, Scope, Send
 _NO_MORE = {"type": "http.response.body", "body": b"", "more_body": False}
 
 
-async def _disconnected(receive: Receive) -> None:
+async def disconnected(receive: Receive) -> None:
     """Returns once the client hangs up (the body has been read: nothing else can arrive)."""
     while (await receive())["type"] != "http.disconnect":
         pass
@@ -52,7 +52,7 @@ class EventStreamResponse(Response):
 
     async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
         sending = asyncio.ensure_future(self._send_all(send))
-        watching = asyncio.ensure_future(_disconnected(receive))
+        watching = asyncio.ensure_future(disconnected(receive))
         try:
             await asyncio.wait({sending, watching}, return_when=asyncio.FIRST_COMPLETED)
         finally:

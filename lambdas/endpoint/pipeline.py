@@ -29,7 +29,7 @@ from lambdas.endpoint import api_errors as errors
 from lambdas.endpoint import intake
 from lambdas.endpoint.audit_log import log_request, log_trace
 from lambdas.endpoint.encoding import Encoder, encoder_for
-from lambdas.endpoint.event_response import EventStreamResponse, _disconnected
+from lambdas.endpoint.event_response import EventStreamResponse, disconnected
 from lambdas.endpoint.finish import Ending, RequestRecord, finish, ms_since
 from lambdas.endpoint.logs import RequestLog
 from lambdas.endpoint.relay import Item, Relay
@@ -99,7 +99,7 @@ def _start(service: Service, record: RequestRecord, accepted: intake.Accepted) -
 async def _first_item(relay: Relay, request: Request) -> Item | None:
     """The relay's first item, or None when the client hangs up first (the caller cancels)."""
     first = asyncio.ensure_future(relay.next())
-    gone = asyncio.ensure_future(_disconnected(request.receive))
+    gone = asyncio.ensure_future(disconnected(request.receive))
     try:
         await asyncio.wait({first, gone}, return_when=asyncio.FIRST_COMPLETED)
     finally:
