@@ -84,9 +84,9 @@ class EndpointHandle:
 
 
 def build_service(emulator: Any, settings: TenantSettings | None = None, **service: Any) -> Any:
-    """A Service (query.py) talking to `emulator`, in local mode, with small backoff for fast retries."""
-    from lambdas.endpoint.query import Service
+    """A Service (service.py) talking to `emulator`, in local mode, with small backoff for fast retries."""
     from lambdas.endpoint.retry import Backoff
+    from lambdas.endpoint.service import Service
 
     client = emulator_client(emulator.url)
     options: dict[str, Any] = {

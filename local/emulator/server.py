@@ -36,6 +36,7 @@ from local.emulator.pump import End, pump
 from local.emulator.retrieve_api import run_retrieve
 from local.emulator.service_errors import ServiceError
 from local.emulator.sessions import MemoryRecord, MemoryStore
+from local.emulator.stream_corruption import corrupt, corrupt_retrieve
 from local.emulator.validation import knowledge_base_id_from, validate_agentic, validate_retrieve
 
 log = logging.getLogger("local.emulator")
@@ -346,7 +347,8 @@ class Handler(BaseHTTPRequestHandler):
         failing = self.state.faults.knowledge_base_error(knowledge_base_id_from(kb_identifier))
         if failing:
             raise failing
-        self._send(200, run_retrieve(body, kb_identifier, self.state.indexes))
+        response = run_retrieve(body, kb_identifier, self.state.indexes)
+        self._send(200, corrupt_retrieve(response) if self.state.faults.take_retrieve_corruption() else response)
 
     def _agentic(self) -> None:
         seq, body = self._accept()
@@ -374,7 +376,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("x-amzn-RequestId", run.request_id)
         self.end_headers()
-        end = pump(run.messages(), faults, record, self._write_chunk, self._client_gone, self.state.stopping.is_set)
+        messages = run.messages() if faults.corruption is None else corrupt(run.messages(), faults.corruption)
+        end = pump(messages, faults, record, self._write_chunk, self._client_gone, self.state.stopping.is_set)
         if end is End.COMPLETED:
             try:
                 self.wfile.write(b"0\r\n\r\n")
