@@ -65,8 +65,16 @@ class GatewayCaller:
             return self._request(http, "tools/call", {"name": names[0], "arguments": arguments})
 
     def _request(self, http: httpx.Client, method: str, params: dict[str, Any]) -> dict[str, Any]:
-        body = json.dumps({"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params}).encode()
+        response = self._post(http, {"jsonrpc": "2.0", "id": self._next_id, "method": method, "params": params})
         self._next_id += 1
+        message = _json_rpc_message(response)
+        if "error" in message:
+            failure = message["error"] or {}
+            raise GatewayCallFailed(str(failure.get("code", "error")), str(failure.get("message", "")))
+        return dict(message.get("result") or {})
+
+    def _post(self, http: httpx.Client, payload: dict[str, Any]) -> httpx.Response:
+        body = json.dumps(payload).encode()
         try:
             response = http.post(self.url, content=body, headers=self._headers(body))
         except httpx.HTTPError as error:
@@ -74,11 +82,7 @@ class GatewayCaller:
         if response.status_code not in (200, 202):
             raise GatewayCallFailed(str(response.status_code), response.text[:300])
         self.session_id = response.headers.get(SESSION_HEADER, self.session_id)
-        message = _json_rpc_message(response)
-        if "error" in message:
-            failure = message["error"] or {}
-            raise GatewayCallFailed(str(failure.get("code", "error")), str(failure.get("message", "")))
-        return dict(message.get("result") or {})
+        return response
 
     def _headers(self, body: bytes) -> dict[str, str]:
         headers = {"Content-Type": "application/json", "Accept": ACCEPT}
