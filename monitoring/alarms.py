@@ -27,7 +27,13 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from contract import metric_names as names
-from monitoring.metric_catalogue import BedrockMetrics, EndpointMetrics, GatewayMetrics, agentic_calls_per_minute
+from monitoring.metric_catalogue import (
+    MAX_ALARM_METRICS,
+    BedrockMetrics,
+    EndpointMetrics,
+    GatewayMetrics,
+    agentic_calls_per_minute,
+)
 from schema.alarm_config import AccountThresholds, TenantThresholds
 
 GT = cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD
@@ -266,6 +272,16 @@ def gateway_alarm_specs(
     ]
 
 
+def _iterations(metrics: BedrockMetrics, tenants: Sequence[str], statistic: str) -> cloudwatch.MathExpression:
+    """TotalIterationCount under every candidate Operation, with the endpoints' own Iterations while the
+    alarm's 10 series allow (each tenant's own iterations alarm covers the rest)."""
+    room = MAX_ALARM_METRICS - len(names.BEDROCK_CANDIDATE_OPERATIONS)
+    own = [EndpointMetrics(tenant, period=metrics.period).metric_iterations(statistic) for tenant in tenants[:room]]
+    return metrics.candidates(
+        names.BEDROCK_TOTAL_ITERATION_COUNT, statistic=statistic, label=f"iterations {statistic}", also=own
+    )
+
+
 class BedrockAccountAlarms(Construct):
     """The account's Bedrock knowledge-base alarms (per account and region: no tenant dimension exists).
 
@@ -294,16 +310,17 @@ class BedrockAccountAlarms(Construct):
         specs = [
             AlarmSpec(
                 "total-iterations-average",
-                metrics.metric_total_iteration_count("Average"),
+                _iterations(metrics, tenants, "Average"),
                 t.iterations_average,
                 GTE,
                 f"Account-wide AgenticRetrieveStream calls average {t.iterations_average:g}+ iterations "
-                "(iteration blow-ups are cost blow-ups).",
+                "(iteration blow-ups are cost blow-ups). Reads TotalIterationCount under every Operation "
+                "Bedrock may use and the endpoints' own Iterations (fact 6).",
                 ONLY_ON_SUCCESS,
             ),
             AlarmSpec(
                 "total-iterations-p90",
-                metrics.metric_total_iteration_count("p90"),
+                _iterations(metrics, tenants, "p90"),
                 t.iterations_p90,
                 GTE,
                 f"One AgenticRetrieveStream call in ten runs {t.iterations_p90:g}+ iterations.",
@@ -311,11 +328,14 @@ class BedrockAccountAlarms(Construct):
             ),
             AlarmSpec(
                 "agentic-throttles",
-                metrics.metric_agentic(names.BEDROCK_THROTTLES, statistic="Sum"),
+                metrics.candidates(
+                    names.BEDROCK_THROTTLES, statistic="Sum", label="Bedrock throttles", absent_is_zero=True
+                ),
                 t.bedrock_throttles,
                 GT,
-                f"Bedrock throttled more than {t.bedrock_throttles} AgenticRetrieveStream calls per period "
-                f"for {t.evaluation_periods} periods in a row (the account's quota; see agentic-quota).",
+                f"Bedrock throttled more than {t.bedrock_throttles} calls per period for "
+                f"{t.evaluation_periods} periods in a row (the account's quota; see agentic-quota). Reads "
+                "Throttles under every Operation Bedrock may use (fact 6).",
                 ABSENT_MEANS_ZERO,
             ),
             AlarmSpec(
