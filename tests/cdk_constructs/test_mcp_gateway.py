@@ -126,7 +126,8 @@ def test_gateway_role_reaches_the_tenants_knowledge_bases_and_interceptor_only(s
     by_sid = {s["Sid"]: s for s in statements}
     assert by_sid["AgenticRetrieveStreamCannotBeScopedToAResource"]["Resource"] == "*"
     for sid, action in (("ValidateTheTenantsKnowledgeBases", "bedrock:GetKnowledgeBase"),
-                        ("RetrieveFromTheTenantsKnowledgeBasesOnly", "bedrock:Retrieve")):  # fmt: skip
+                        ("RetrieveFromTheTenantsKnowledgeBasesOnly",
+                         ["bedrock:GetDocumentContent", "bedrock:Retrieve"])):  # fmt: skip
         assert by_sid[sid]["Action"] == action
         assert referenced_ids(by_sid[sid]["Resource"]) == _kb_ids(template)
     invoke = by_sid["InvokeTheTenantsInterceptorOnly"]
