@@ -88,7 +88,9 @@ def test_agentic_target_fixes_everything_a_caller_must_not_choose(synthesized):
     ]
     agentic = values["agenticRetrieveConfiguration"]
     assert agentic["maxAgentIteration"] == 4 and agentic["foundationModelType"] == "CUSTOM"
-    assert set(agentic["policyConfiguration"]["guardrailConfiguration"]) == {"guardrailId", "guardrailVersion"}
+    # Fact 7: the guardrail where botocore's request takes it (top level), not in agenticRetrieveConfiguration.
+    assert "policyConfiguration" not in agentic
+    assert set(values["policyConfiguration"]["bedrockGuardrailConfiguration"]) == {"guardrailId", "guardrailVersion"}
     assert {o["Path"] for o in configuration["ParameterOverrides"]} == {"$.messages", "$.userContext"}
     assert all(o["Visible"] for o in configuration["ParameterOverrides"])
 
