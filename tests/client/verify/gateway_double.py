@@ -4,14 +4,14 @@ AgenticRetrieveStream tool. It records each request's Authorization header so te
 
 from __future__ import annotations
 
-import threading
-import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass, field
 
 from mcp.server import MCPServer
 from mcp.server.mcpserver.exceptions import ToolError
+
+from tests.endpoint_server import serve_in_thread
 
 TOOL = "ask___AgenticRetrieveStream"
 
@@ -25,8 +25,6 @@ class GatewayDouble:
 @contextmanager
 def gateway_double(answer: str | None = "An answer.", error: str | None = None) -> Iterator[GatewayDouble]:
     """Serves the tool until the block ends; the tool answers `answer`, or fails with `error` (an isError result)."""
-    import uvicorn
-
     server = MCPServer("gateway-double")
 
     def ask(messages: list[dict]) -> str:
@@ -44,16 +42,8 @@ def gateway_double(answer: str | None = "An answer.", error: str | None = None) 
             double.authorizations.append(headers.get(b"authorization", b"").decode())
         await app(scope, receive, send)
 
-    config = uvicorn.Config(recording, host="127.0.0.1", port=0, log_level="warning", lifespan="on")
-    uvicorn_server = uvicorn.Server(config)
-    thread = threading.Thread(target=uvicorn_server.run, name="gateway-double", daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 10
-    while not uvicorn_server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the gateway double did not start")
-        time.sleep(0.01)
-    double.url = f"http://127.0.0.1:{uvicorn_server.servers[0].sockets[0].getsockname()[1]}/mcp"
+    uvicorn_server, thread, port = serve_in_thread(recording, "gateway-double", lifespan="on")
+    double.url = f"http://127.0.0.1:{port}/mcp"
     try:
         yield double
     finally:
