@@ -4,7 +4,7 @@ A request's mode becomes an `UpstreamSource` (`ModeSource`: build the request, o
 of the service's `UpstreamWrapper`s then wraps the source, outermost first, like a Starlette or
 Powertools middleware around a route. The relay (relay.py) calls `open(policy)` on the outermost
 source on its worker thread, retrying per the policy, and iterates the `Upstream` it returns; the
-pipeline (pipeline.py) never learns which wrappers exist.
+pipeline (request_pipeline.py) never learns which wrappers exist.
 
 A wrapper may, in `open()` (blocking is fine: it runs on the worker thread):
 - pass through: `return inner.open(policy)`;

@@ -24,7 +24,7 @@ def test_every_contract_mode_has_exactly_one_class_and_it_names_itself():
 def test_a_mode_nobody_called_is_not_imported():
     code = (
         "import json, sys\n"
-        "from lambdas.endpoint import asgi_app, pipeline\n"
+        "from lambdas.endpoint import asgi_app, request_pipeline\n"
         "from lambdas.endpoint.modes import mode_for\n"
         "mode_for('agentic')\n"
         "print(json.dumps(sorted(m for m in sys.modules if m.startswith('lambdas.endpoint.modes.'))))\n"
