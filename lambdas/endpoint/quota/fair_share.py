@@ -22,10 +22,11 @@ Defined behaviours:
 - a lost update: concurrent writers cannot lose each other's tokens (every write is conditional and
   only adds); a transaction conflict (another writer on the item) is tried again after a short random
   pause, at most `max_attempts` times in all, then decided as in an outage;
-- clock skew: the store's values only move forward (a slow clock never rewinds them), and a bucket
-  whose stored value proves another writer's clock ahead of ours is decided on that later time with
-  the bucket empty at that moment (Bucket.now_for): another clock's lead never mints tokens here; a
-  fast clock can, once, see a bucket full that was not (at most one bucket's capacity);
+- clock skew: the store's values only move forward (a slow clock never rewinds them); when a stored
+  value proves its writer's clock ahead of ours, this process decides on that bucket with its clock
+  moved forward by that lead from then on (Bucket.lead), starting from an empty bucket: another clock's
+  lead never mints tokens here, and a slow clock is not stuck waiting for the table's time; a fast clock
+  can, once, see a bucket full that was not (at most one bucket's capacity);
 - a table outage (down, throttled, denied, missing): for `outage_seconds` the tenant is admitted by an
   in-process bucket at its guarantee, never by the shared bucket: failing open to the whole account
   would let every tenant at once take what the outage hides, the very incident fair sharing prevents;
@@ -137,6 +138,7 @@ class FairShare:
         self._clock, self._monotonic, self._pause = clock, monotonic, pause
         self._max_attempts, self._outage_seconds = max_attempts, outage_seconds
         self._known: dict[tuple[str, str], float] = {}  # last values seen: lower bounds of the stored ones
+        self._lead: dict[tuple[str, str], float] = {}  # how far the table proves its writers ahead of our clock
         self._lock = threading.Lock()
         self._outage_until = -math.inf
         self._outage = "no store is configured"
@@ -167,7 +169,7 @@ class FairShare:
         g, b, a = self.guaranteed, self.borrowed, self.account
         with self._lock:
             xg, xb, xa = (self._known.get((bucket.item, bucket.attribute)) for bucket in (g, b, a))
-        now_g, now_b, now_a = g.now_for(now, xg), b.now_for(now, xb), a.now_for(now, xa)
+            now_g, now_b, now_a = (now + self._lead.get((bucket.item, bucket.attribute), 0.0) for bucket in (g, b, a))
         if g.can_take(xg, now_g):  # the guarantee: the shared bucket's reserve covers it, no bound there
             return _Choice("guaranteed", (g.take(xg, now_g), a.take(xa, now_a, keep=None)))
         if b.can_take(xb, now_b) and a.can_take(xa, now_a, keep=self.reserve):
@@ -182,15 +184,21 @@ class FairShare:
                 self._known[key] = update.written(self._known.get(key))
 
     def _remember_observed(self, observed: Mapping[str, Mapping[str, float]]) -> None:
-        """The refused items' current values replace what we knew (an absent attribute: nothing stored)."""
+        """The refused items' current values replace what we knew (an absent attribute: nothing stored); a
+        value that proves its writer's clock ahead of ours moves our clock for that bucket (Bucket.lead)."""
+        now = self._clock()
         with self._lock:
             for bucket in (self.guaranteed, self.borrowed, self.account):
-                if bucket.item in observed:
-                    value = observed[bucket.item].get(bucket.attribute)
-                    if value is None:
-                        self._known.pop((bucket.item, bucket.attribute), None)
-                    else:
-                        self._known[(bucket.item, bucket.attribute)] = value
+                if bucket.item not in observed:
+                    continue
+                key, value = (bucket.item, bucket.attribute), observed[bucket.item].get(bucket.attribute)
+                if value is None:
+                    self._known.pop(key, None)
+                    continue
+                self._known[key] = value
+                lead = bucket.lead(value, now + self._lead.get(key, 0.0))
+                if lead:
+                    self._lead[key] = self._lead.get(key, 0.0) + lead
 
     def _fallback(self, started: float, reason: str, round_trips: int) -> Admission:
         wait = self.local.take()

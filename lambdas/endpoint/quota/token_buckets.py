@@ -20,7 +20,7 @@ import math
 from dataclasses import dataclass
 
 # A bucket whose stored `full_at` lies further than this past `now + capacity * step` was written by a
-# clock ahead of ours: the decision then runs on the time the store proves (Bucket.now_for).
+# clock ahead of ours: decisions then run on the time the store proves (Bucket.lead).
 SKEW_TOLERANCE_SECONDS = 0.001
 # Slack on every limit: `full_at` is a sum of many float steps, so a bucket holding exactly one more
 # token must not be refused for a rounding error (epoch seconds near 1.8e9 carry about 2.4e-7 s per
@@ -68,14 +68,14 @@ class Bucket:
     def step(self) -> float:
         return 1 / self.per_second
 
-    def now_for(self, now: float, full_at: float | None) -> float:
-        """The time to decide with: ours, or later when the stored value proves its writer's clock was
-        ahead (a writer never stores more than its `now + capacity * step`). Taken that late, the bucket
-        is empty at that moment, so another clock's lead never mints a token here."""
+    def lead(self, full_at: float | None, now: float) -> float:
+        """How far ahead of `now` the writer of `full_at` must have been (0.0 when nothing proves it): a
+        writer never stores more than its `now + capacity * step`. Deciding on `now + lead` from then on,
+        the bucket is empty at the moment of adoption, so another clock's lead never mints a token."""
         if full_at is None or not self.usable:
-            return now
-        proven = full_at - self.capacity * self.step
-        return proven if proven > now + SKEW_TOLERANCE_SECONDS else now
+            return 0.0
+        lead = full_at - self.capacity * self.step - now
+        return lead if lead > SKEW_TOLERANCE_SECONDS else 0.0
 
     def tokens(self, full_at: float | None, now: float) -> float:
         if full_at is None:

@@ -48,12 +48,12 @@ def test_a_reserve_is_kept_when_taking_with_keep():
     assert account.can_take(full_at, NOW)  # without the reserve the rest can still be taken
 
 
-def test_a_stored_time_from_a_clock_ahead_is_decided_on_that_later_time_with_no_token_left():
+def test_a_stored_time_from_a_clock_ahead_proves_that_lead_and_leaves_no_token_at_it():
     ahead = 60.0
     _, full_at = take_all(BUCKET, None, NOW + ahead)  # another instance's clock is a minute ahead
-    now = BUCKET.now_for(NOW, full_at)
-    assert now > NOW + ahead - 1 and BUCKET.tokens(full_at, now) == 0  # adopted, and empty: nothing minted
-    assert BUCKET.now_for(NOW, None) == NOW and BUCKET.now_for(NOW + ahead, full_at) == NOW + ahead
+    lead = BUCKET.lead(full_at, NOW)
+    assert ahead - 1 < lead <= ahead and BUCKET.tokens(full_at, NOW + lead) == 0  # adopted, and empty: nothing minted
+    assert BUCKET.lead(None, NOW) == 0.0 and BUCKET.lead(full_at, NOW + ahead) == 0.0
 
 
 def test_a_bucket_without_a_rate_never_has_a_token():
