@@ -4,8 +4,8 @@ On for every tenant while the environment's `quota.fair_share` is on. Builds, on
 `<env>-platform`, the table that holds every tenant's token buckets (cdk_constructs/quota_table.py) and
 the fair-share row and alarms of the environment dashboard (monitoring/quota_monitoring.py). Per tenant
 it hands the endpoint its share (QuotaSettings: the shares of every tenant of the environment decide the
-reserve, schema/quota_shares.py) and the table's name, and the endpoint role its own item and the shared
-one (policies/quota_access.py). The tenant stacks derive the table's name and ARN (no cross-stack export).
+reserve, schema/quota_shares.py) and the table's name, the endpoint role its own item and the shared
+one (policies/quota_access.py), and the tenant dashboard its row (monitoring/quota_row.py). The tenant stacks derive the table's name and ARN (no cross-stack export).
 """
 
 from __future__ import annotations
@@ -31,6 +31,7 @@ from schema.quota_shares import tenant_shares
 
 if TYPE_CHECKING:
     from features.review_context import ReviewContext
+    from monitoring.observability_parts import Contribution
 
 
 @dataclass(frozen=True)
@@ -105,6 +106,12 @@ class QuotaFeature(TenantFeature[QuotaTableRef]):
         if ref is None:
             return RoleStatements()
         return RoleStatements(tuple(quota_statements(QuotaAccess(ref.arn, inputs.scope.tenant_name))))
+
+    def observability(self, ctx: BuildContext, built: QuotaTableRef) -> list[Contribution]:
+        from monitoring.quota_row import quota_row
+
+        settings = quota_settings(ctx.tenant.project, ctx.tenant.tenant_name)
+        return [quota_row(ctx.tenant.tenant_name, settings.guaranteed_per_minute, settings.burst_per_minute)]
 
     def review(self, review: ReviewContext) -> dict[str, Any]:
         return {"fair_share": share_review(review.scope)}

@@ -18,8 +18,8 @@ def _problems(config_copy) -> list[str]:
 def test_the_example_shares_add_up_to_the_account_and_default_the_burst_to_it():
     project = load_project("config", "dev")
     shares = tenant_shares(project.environment, project.tenants)
-    assert (shares["acme"].guaranteed, shares["acme"].burst, shares["acme"].explicit) == (200, 300, True)
-    assert (shares["globex"].guaranteed, shares["globex"].burst, shares["globex"].explicit) == (100, 300, False)
+    assert (shares["acme"].guaranteed, shares["acme"].burst, shares["acme"].explicit) == (120, 300, True)
+    assert (shares["globex"].guaranteed, shares["globex"].burst, shares["globex"].explicit) == (180, 300, False)
 
 
 def test_tenants_without_a_share_split_what_the_others_leave_equally(config_copy):
@@ -32,18 +32,18 @@ def test_tenants_without_a_share_split_what_the_others_leave_equally(config_copy
 def test_guarantees_above_the_account_name_each_tenants_number_file_and_field(config_copy):
     env = config_copy.edit("environments", "dev", lambda e: e["quota"].update(agentic_requests_per_minute=250))
     config_copy.edit("tenants", "acme", lambda t: t["quota"].update(burst_requests_per_minute=250))
-    globex = config_copy.edit("tenants", "globex", lambda t: t.update(quota={"guaranteed_requests_per_minute": 90}))
+    globex = config_copy.edit("tenants", "globex", lambda t: t.update(quota={"guaranteed_requests_per_minute": 140}))
     acme = config_copy.path("tenants", "acme")
     [problem] = [p for p in _problems(config_copy) if "sum to" in p]
     assert problem.startswith(f"{env}: quota.agentic_requests_per_minute: ")
-    assert "sum to 290 requests per minute, above the account's 250" in problem
-    assert f"acme 200 ({acme}: quota.guaranteed_requests_per_minute)" in problem
-    assert f"globex 90 ({globex}: quota.guaranteed_requests_per_minute)" in problem
+    assert "sum to 260 requests per minute, above the account's 250" in problem
+    assert f"acme 120 ({acme}: quota.guaranteed_requests_per_minute)" in problem
+    assert f"globex 140 ({globex}: quota.guaranteed_requests_per_minute)" in problem
 
 
 def test_a_burst_below_the_guarantee_or_above_the_account_is_refused_in_the_tenants_file(config_copy):
-    acme = config_copy.edit("tenants", "acme", lambda t: t["quota"].update(burst_requests_per_minute=150))
-    assert any(p.startswith(f"{acme}: quota:") and "below guaranteed_requests_per_minute (200)" in p for p in _problems(config_copy))
+    acme = config_copy.edit("tenants", "acme", lambda t: t["quota"].update(burst_requests_per_minute=100))
+    assert any(p.startswith(f"{acme}: quota:") and "below guaranteed_requests_per_minute (120)" in p for p in _problems(config_copy))
     acme = config_copy.edit("tenants", "acme", lambda t: t["quota"].update(burst_requests_per_minute=900))
     assert any(p.startswith(f"{acme}: quota.burst_requests_per_minute: 900 is above") for p in _problems(config_copy))
 
