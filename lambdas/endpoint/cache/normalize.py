@@ -6,7 +6,7 @@ must never merge two questions that want different answers. It never drops or re
 negations, numbers, identifiers (ACME-4012), dates, versions (v2.3) and quoted strings survive.
 What it does, and nothing else:
 - canonical equivalents become one spelling (Unicode NFC: `é` and `e` + combining acute);
-- full-width and half-width forms become the usual ones (`？` -> `?`, `ＡＰＩ` -> `API`, half-width
+- full-width and half-width forms become the usual ones (U+FF1F -> `?`, U+FF21 -> `A`, half-width
   katakana -> katakana): only characters whose compatibility decomposition is `<wide>` or
   `<narrow>`. Other compatibility forms keep their own spelling because they can carry meaning: a
   superscript (`10²` is not `102`), a subscript, a fraction (`½`), a circled digit, a ligature;
@@ -33,9 +33,13 @@ _QUOTES = {'"': '"', "\u201c": "\u201d", "\u300c": "\u300d", "`": "`", "'": "'"}
 # English words whose meaning never depends on their case: question words and auxiliaries, the
 # words a question starts with. Everything else keeps its case.
 _CASELESS_WORDS = frozenset(
-    """how what why when where which who whom whose what's how's where's who's is are was were am
-    do does did can could should would shall has have had isn't aren't wasn't weren't don't doesn't
-    didn't can't couldn't shouldn't wouldn't hasn't haven't hadn't please""".split()
+    (
+        *("how", "what", "why", "when", "where", "which", "who", "whom", "whose"),
+        *("what's", "how's", "where's", "who's", "please"),
+        *("is", "are", "was", "were", "am", "do", "does", "did", "can", "could", "should", "would", "shall"),
+        *("has", "have", "had", "isn't", "aren't", "wasn't", "weren't", "don't", "doesn't", "didn't"),
+        *("can't", "couldn't", "shouldn't", "wouldn't", "hasn't", "haven't", "hadn't"),
+    )
 )
 
 

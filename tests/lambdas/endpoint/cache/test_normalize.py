@@ -67,7 +67,10 @@ def test_spellings_of_one_question_still_merge(one, other):
     "text, expected",
     [
         ('Search for "Invalid  Token"?', 'Search for "Invalid  Token"'),
-        ("What about \u201cNo  Access\u201d and \u300cX  Y\u300d?", "what about \u201cNo  Access\u201d and \u300cX  Y\u300d"),
+        (
+            "What about \u201cNo  Access\u201d and \u300cX  Y\u300d?",
+            "what about \u201cNo  Access\u201d and \u300cX  Y\u300d",
+        ),
         ("Is `A  B` or 'C  D' set?", "is `A  B` or 'C  D' set"),
         ("Don't  Rotate", "don't Rotate"),  # an apostrophe inside a word opens no quote
         ("The \u201cunclosed  quote", "The \u201cunclosed quote"),
