@@ -96,7 +96,7 @@ class QueryBody(BaseModel):
     @classmethod
     def _not_blank(cls, value: str | None) -> str | None:
         if value is not None and not visible(value):
-            raise ValueError("must not be blank (whitespace, zero-width or control characters only)")
+            raise ValueError("must not be blank (whitespace, invisible or control characters only)")
         return value
 
     @field_validator("messages")
@@ -110,11 +110,23 @@ class QueryBody(BaseModel):
         if value[-1].role != "user":
             raise ValueError("the last message must be from the user")
         if not visible(value[-1].content):
-            raise ValueError("the last message must not be blank (whitespace, zero-width or control characters only)")
+            raise ValueError("the last message must not be blank (whitespace, invisible or control characters only)")
         return value
 
 
+# Categories of characters a reader never sees on their own: controls, format characters (zero-width
+# space, joiners, BOM, bidi controls, tags), surrogates, private-use and unassigned code points, and
+# marks (combining accents, enclosing circles, variation selectors: they decorate a base character).
+_UNSEEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Mn", "Me", "Mc"})
+# Letters and symbols that render as blank space: the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0,
+# Unicode's Default_Ignorable_Code_Point although category Lo) and U+2800 BRAILLE PATTERN BLANK.
+_BLANK_GLYPHS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
 def visible(text: str) -> bool:
-    """Whether `text` has a character a reader can see: not whitespace, and not a format or control
-    character (zero-width space U+200B, joiners, BOM are category Cf; str.strip() keeps them)."""
-    return any(not char.isspace() and unicodedata.category(char) not in ("Cf", "Cc") for char in text)
+    """Whether `text` has a character a reader can see: not whitespace, not a character of an unseen
+    category (str.strip() keeps U+200B and the like), not a blank glyph (docs/facts-and-decisions.md)."""
+    return any(
+        not char.isspace() and char not in _BLANK_GLYPHS and unicodedata.category(char) not in _UNSEEN_CATEGORIES
+        for char in text
+    )
