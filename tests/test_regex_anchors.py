@@ -5,7 +5,7 @@ succeeds: a value checked that way may carry a newline into an ARN, a header or 
 place that checks a whole value calls `fullmatch` (or anchors with `\\Z`). This test reads the
 source of every product package and fails on a `.match(...)`/`.search(...)` (or `re.match`/`re.search`)
 whose pattern — a literal, or a module constant it can resolve through imports — holds an unescaped
-`$`. Patterns handed to pydantic (`Field(pattern=...)`) are not Python's: pydantic-core's regex
+`$`, and on `re.match`/`re.search` with a pattern passed in (it cannot tell what that pattern holds). Patterns handed to pydantic (`Field(pattern=...)`) are not Python's: pydantic-core's regex
 engine reads `$` as the end of the text, so they are left alone.
 """
 
@@ -91,6 +91,11 @@ def _checked_pattern(call: ast.Call) -> ast.AST | None:
     return func.value
 
 
+def _is_re_call(node: ast.AST) -> bool:
+    func = node.func if isinstance(node, ast.Call) else None
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and func.value.id == "re"
+
+
 def newline_leaks() -> list[str]:
     resolver, found = Resolver(), []
     for package in PACKAGES:
@@ -100,6 +105,9 @@ def newline_leaks() -> list[str]:
                 source = None if pattern is None else resolver.source(pattern, path)
                 if source is not None and _UNESCAPED_DOLLAR.search(source):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {source!r}")
+                elif source is None and pattern is not None and _is_re_call(node):
+                    # `re.search(pattern, value)` with a pattern passed in: whatever it holds, use fullmatch
+                    found.append(f"{path.relative_to(ROOT)}:{node.lineno}: a pattern passed in to re.match/re.search")
     return found
 
 
