@@ -4,9 +4,10 @@ In Python, `$` also matches just before a final newline, so `re.match(r"^\\d{12}
 succeeds: a value checked that way may carry a newline into an ARN, a header or a log line. Every
 place that checks a whole value calls `fullmatch` (or anchors with `\\Z`). This test reads the
 source of every product package and fails on a `.match(...)`/`.search(...)` (or `re.match`/`re.search`)
-whose pattern — a literal, or a module constant it can resolve through imports — holds an unescaped
-`$`, and on `re.match`/`re.search` with a pattern passed in (it cannot tell what that pattern holds). Patterns handed to pydantic (`Field(pattern=...)`) are not Python's: pydantic-core's regex
-engine reads `$` as the end of the text, so they are left alone.
+whose pattern (a literal, or a module constant it resolves through imports) holds an unescaped `$`,
+and on `re.match`/`re.search` with a pattern passed in (it cannot tell what that pattern holds).
+Patterns handed to pydantic (`Field(pattern=...)`) are not Python's: pydantic-core's regex engine
+reads `$` as the end of the text, so they are left alone.
 """
 
 from __future__ import annotations
