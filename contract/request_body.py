@@ -19,8 +19,10 @@ MAX_TEXT_CHARS = 10_000  # query text is at most 10,000 characters (docs/facts-a
 MAX_MESSAGES = 50
 MAX_KNOWLEDGE_BASES = 5  # AgenticRetrieveStream takes at most 5 retrievers
 MAX_USER_ID_CHARS = 256
-# AgenticRetrieveStream's NextToken: 1-2048 characters, no whitespace (botocore model; ledger).
-MAX_NEXT_TOKEN_CHARS = 2048
+# AgenticRetrieveStream's NextToken: 1-2048 characters, no whitespace (botocore model; ledger). The
+# endpoint hands it out sealed to its request, 23 characters longer (lambdas/endpoint/page_tokens.py).
+MAX_UPSTREAM_NEXT_TOKEN_CHARS = 2048
+MAX_NEXT_TOKEN_CHARS = MAX_UPSTREAM_NEXT_TOKEN_CHARS + 23
 NEXT_TOKEN_PATTERN = r"^\S+$"  # noqa: S105 - a format, not a secret
 # AgentCoreMemorySessionId: 1-100 characters, `^[a-zA-Z0-9][a-zA-Z0-9\-_]*$` (botocore model; ledger).
 MAX_SESSION_ID_CHARS = 100

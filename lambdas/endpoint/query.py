@@ -28,6 +28,7 @@ from lambdas.endpoint import request_metrics as metrics
 from lambdas.endpoint.cache import cache_metrics
 from lambdas.endpoint.encoding import Encoder, encoder_for
 from lambdas.endpoint.logs import RequestLog
+from lambdas.endpoint.page_tokens import PageTokens
 from lambdas.endpoint.relay import Item, Relay
 from lambdas.endpoint.request import Query, body_timeout, check_content_type, parse_query, too_large
 from lambdas.endpoint.retry import Backoff
@@ -58,6 +59,8 @@ class Service:
     # A client gets this long to send the whole body once its request head is in (the head has its
     # own bound: http_timeouts.py); a stalled upload holds nothing longer. 408 `body_timeout`.
     body_timeout_seconds: float = 10.0
+    # Seals done.nextToken to its request (page_tokens.py); the function's key comes from its environment.
+    page_tokens: PageTokens = field(default_factory=PageTokens.random)
 
     def __post_init__(self) -> None:
         if self.settings.user_context not in USER_CONTEXT_MODES:
@@ -237,10 +240,14 @@ class QueryRun:
             estimatedCostUsd=self.mode.estimated_cost_usd(self.stats, self.service.settings),
             estimatedCostExcludesPlannerModel=self._cost_excludes_planner_model() or None,
             cache=self.cache.outcome if self.cache is not None else "off",  # type: ignore[arg-type]
-            nextToken=self.stats.next_token,
+            nextToken=self._sealed_next_token(),
             cacheReason=self.cache.reason if self.cache is not None and self.cache.outcome == "bypass" else None,
             memory=self._memory_use(),
         )
+
+    def _sealed_next_token(self) -> str | None:
+        token, binding = self.stats.next_token, self.query.page_binding
+        return None if token is None or binding is None else self.service.page_tokens.seal(token, binding)
 
     def _memory_use(self) -> MemoryUse | None:
         """`done.memory`: the session this turn was bound to, or why it was not (None: no sessionId sent)."""
@@ -470,6 +477,10 @@ async def _accept(
     memory = conversation.bind(settings, query, caller, user_id)
     if memory is not None and memory.binding is not None:
         query = dataclasses.replace(query, memory=memory.binding)
+    # A nextToken continues only the request it was sealed to (page_tokens.py): 400 before Bedrock otherwise.
+    binding = service.page_tokens.binding(settings.tenant, caller.arn, user_id, query)
+    upstream_token = None if query.next_token is None else service.page_tokens.open(query.next_token, binding)
+    query = dataclasses.replace(query, page_binding=binding, next_token=upstream_token)
     return query, user_id, memory
 
 

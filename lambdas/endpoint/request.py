@@ -46,6 +46,7 @@ class Query:
     session_id: str | None = None  # as sent; conversation.py binds it to the verified end user
     persistence: str | None = None  # default | none | None (conversation.py decides)
     memory: MemoryBinding | None = None  # set after identity (conversation.bind), never from the body
+    page_binding: bytes | None = None  # set after identity (page_tokens.py): what a nextToken continues
 
     @property
     def question(self) -> str:

@@ -31,6 +31,7 @@ def test_run_sh_serves_health_and_streams_for_a_verified_caller(emulator, tmp_pa
         "AKB_PYTHON": sys.executable,
         "AWS_LWA_PORT": str(port),
         "AKB_TENANT_SETTINGS": tenant_settings(user_context="caller").to_json(),
+        "AKB_PAGE_TOKEN_KEY": "8c6e0d2a-1b2c-4d5e-8f90-a1b2c3d4e5f6",  # the stack sets its stack id's UUID
         "AWS_REGION": "us-west-2",
         **emulator.env,
     }
@@ -84,6 +85,7 @@ def _start_run_sh(emulator, tmp_path) -> tuple[subprocess.Popen, int]:
         "AKB_PYTHON": sys.executable,
         "AWS_LWA_PORT": str(port),
         "AKB_TENANT_SETTINGS": tenant_settings(user_context="caller").to_json(),
+        "AKB_PAGE_TOKEN_KEY": "8c6e0d2a-1b2c-4d5e-8f90-a1b2c3d4e5f6",  # the stack sets its stack id's UUID
         "AWS_REGION": "us-west-2",
         **emulator.env,
     }
