@@ -97,7 +97,7 @@ WORST_TEXTS = {
     "full stops": _sized("."),
     "ideographic full stops": _sized("\u3002"),
     "full-width question marks": _sized("\uff1f"),
-    "spaces": _sized(" "),
+    "spaces": "a" + _sized(" ")[1:],  # inside the text (strip() would take leading ones)
     "mixed sentence ends": _sized("? . \u3002! "),
     "unclosed curly quotes": _sized("\u201c"),
     "unclosed corner brackets": _sized("\u300c"),
