@@ -42,13 +42,13 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.results_file import append_result  # noqa: E402
 from contract.settings import CacheSettings  # noqa: E402
 from lambdas.endpoint.cache.setup import build_cache  # noqa: E402
 from lambdas.endpoint.cache.store import SqliteStore, VersionMark  # noqa: E402
 from local.emulator import kb_id_for, start_emulator  # noqa: E402
 from tests.endpoint_server import context_header, emulator_client, iter_frames, start_endpoint, tenant_settings  # noqa: E402
 
-RESULTS = ROOT / "bench" / "RESULTS.md"
 SAMPLE = ROOT / "local" / "eval" / "sample.jsonl"
 ACL_QUESTION = "What is on the 2025 roadmap?"  # its best document, internal/roadmap-2025.md, is ACL'd
 ACL_DOCUMENT = "internal/roadmap-2025.md"
@@ -390,14 +390,6 @@ def report(runs: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def record(text: str) -> None:
-    heading = "## Result cache replay (bench/cache_replay.py)"
-    current = RESULTS.read_text()
-    if heading not in current:
-        current = current.rstrip("\n") + f"\n\n{heading}\n"
-    RESULTS.write_text(current.rstrip("\n") + "\n\n" + text)
-
-
 def run(args, acl: bool) -> dict:
     with tempfile.TemporaryDirectory() as folder, start_emulator(delay_ms=args.delay_ms) as emulator:
         config = CacheSettings(acl_knowledge_bases=["docs", "tickets"] if acl else [])
@@ -424,7 +416,7 @@ def main() -> None:
     text = report([run(args, acl=True), run(args, acl=False)])
     print(text)
     if not args.no_record:
-        record(text)
+        append_result("## Result cache replay (bench/cache_replay.py)", text)
 
 
 if __name__ == "__main__":

@@ -24,10 +24,11 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.results_file import append_result  # noqa: E402
 from lambdas.endpoint.cache.normalize import normalize_text  # noqa: E402
+from tests.worst_case_text import PLAIN_TEXT, WORST_TEXTS  # noqa: E402
 
-RESULTS = ROOT / "bench" / "RESULTS.md"
-LENGTH = 10_000
+LENGTH = len(PLAIN_TEXT)
 
 # ---- the baseline: normalize.py as it was before issue 26 ----------------------------------------
 _QUOTED = re.compile(r'"[^"]*"|“[^”]*”|「[^」]*」|`[^`]*`|(?<!\w)\'[^\']+\'(?!\w)')
@@ -59,24 +60,9 @@ def old_normalize_text(text: str) -> str:
     return " ".join(part for part in parts if part)
 
 
-# ---- inputs ---------------------------------------------------------------------------------------
+# ---- inputs (the ones tests/lambdas/endpoint/cache/test_normalize.py times) ---------------------------
 
-
-def sized(unit: str, tail: str = " x") -> str:
-    body = unit * ((LENGTH - len(tail)) // len(unit) + 1)
-    return body[: LENGTH - len(tail)] + tail
-
-
-INPUTS = {
-    "plain question (baseline)": sized("How do I rotate an API key without downtime for ACME-2204 in the docs "),
-    "run of ?": sized("?"),
-    "run of .": sized("."),
-    "run of 。": sized("\u3002"),
-    "run of spaces": "a" + sized(" ")[1:],  # inside the text: strip() leaves it
-    "mixed sentence ends": sized("? . \u3002! "),
-    "unclosed “": sized("\u201c"),
-    "unclosed 「": sized("\u300c"),
-}
+INPUTS = {"plain question (baseline)": PLAIN_TEXT, **WORST_TEXTS}
 
 
 def best_ms(function: Callable[[str], str], text: str, rounds: int) -> float:
@@ -121,14 +107,6 @@ def report(rows: list[tuple[str, float, float]], rounds: int) -> str:
     return "\n".join(lines)
 
 
-def record(text: str) -> None:
-    heading = "## Cache-key normalization on worst-case inputs (bench/normalize_text.py)"
-    current = RESULTS.read_text()
-    if heading not in current:
-        current = current.rstrip("\n") + f"\n\n{heading}\n"
-    RESULTS.write_text(current.rstrip("\n") + "\n\n" + text)
-
-
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=5)
@@ -137,7 +115,7 @@ def main() -> None:
     text = report(measure(args.rounds), args.rounds)
     print(text)
     if not args.no_record:
-        record(text)
+        append_result("## Cache-key normalization on worst-case inputs (bench/normalize_text.py)", text)
 
 
 if __name__ == "__main__":

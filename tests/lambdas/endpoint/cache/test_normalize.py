@@ -24,6 +24,7 @@ from lambdas.endpoint.cache.normalize import normalize_text
 from lambdas.endpoint.request import parse_query
 from lambdas.endpoint.routing import read_signals
 from tests.endpoint_server import tenant_settings
+from tests.worst_case_text import PLAIN_TEXT, WORST_TEXTS
 
 
 @pytest.mark.parametrize(
@@ -82,32 +83,6 @@ def test_quoted_spans_are_kept_verbatim(text, expected):
 
 
 # ---- linear time -------------------------------------------------------------------------------
-
-PLAIN_WORDS = "How do I rotate an API key without downtime for ACME-2204 in the docs "
-
-
-def _sized(unit: str, length: int = MAX_TEXT_CHARS, tail: str = " x") -> str:
-    body = unit * ((length - len(tail)) // len(unit) + 1)
-    return body[: length - len(tail)] + tail
-
-
-# The shapes that made the old regular expressions backtrack, each at the 10,000-character limit.
-WORST_TEXTS = {
-    "question marks": _sized("?"),
-    "full stops": _sized("."),
-    "ideographic full stops": _sized("\u3002"),
-    "full-width question marks": _sized("\uff1f"),
-    "spaces": "a" + _sized(" ")[1:],  # inside the text (strip() would take leading ones)
-    "mixed sentence ends": _sized("? . \u3002! "),
-    "unclosed curly quotes": _sized("\u201c"),
-    "unclosed corner brackets": _sized("\u300c"),
-    "unclosed double quotes after words": _sized('a "'),
-    "apostrophes": _sized(" 'a"),
-    "between without and": _sized("between "),
-    "between with words": _sized("between a "),
-    "and runs": _sized(" and"),
-}
-PLAIN_TEXT = _sized(PLAIN_WORDS)
 
 
 def _best_seconds(work: Callable[[], object], rounds: int = 5) -> float:
