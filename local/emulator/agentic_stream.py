@@ -16,21 +16,20 @@ from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from local.emulator.answer import extract_answer, stream_pieces
+from local.emulator.answer import compose_answer, stream_pieces
 from local.emulator.eventstream import StreamMessage
 from local.emulator.follow_up import standalone
 from local.emulator.index import Hit, KnowledgeBaseIndex
 from local.emulator.pages import Page, Pages
-from local.emulator.planner import decompose, needs_arithmetic, new_entities, route, wants_full_documents
+from local.emulator.planner import needs_arithmetic, route, wants_full_documents
 from local.emulator.sessions import MemoryRecord, MemoryStore, Turn
-from local.emulator.text import counted, passages_about
+from local.emulator.sufficiency import Chain, PlanState, chains_for, needs_for, next_step, titled
+from local.emulator.text import counted, roots
 
 DEFAULT_MAX_AGENT_ITERATION = 3  # UNVERIFIED: the service's default; AWS suggests 3 for one KB (ledger)
 DEFAULT_MAX_RESULTS = 10  # UNVERIFIED: the service's default maxNumberOfResults
 HARD_ITERATION_CAP = 20  # the emulator's own safety net; leads run out long before this
 EXPANDED_DOCUMENTS = 2
-LEAD_SOURCES_PER_RETRIEVAL = 2  # only the best hits of a retrieval are read for new leads...
-LEAD_MIN_RELATIVE_SCORE = 0.6  # ...and only those nearly as good as the best one
 RRF_K = 60
 BLOCKED_MESSAGE = "Sorry, the model cannot answer this question."
 MIME_TYPE = "text/plain"  # the model marks content.mimeType required; its value here is UNVERIFIED
@@ -105,20 +104,29 @@ class _Evidence:
     def __init__(self) -> None:
         self._hits: dict[str, Hit] = {}
         self._scores: dict[str, float] = {}
+        self._queries: dict[str, frozenset[str]] = {}  # chunk id -> roots of every query that reached it
 
-    def add(self, ranked: Sequence[Hit]) -> None:
+    def add(self, ranked: Sequence[Hit], query: str = "") -> None:
+        asked = roots(query)
         for rank, hit in enumerate(ranked):
             key = hit.chunk.chunk_id
             self._hits.setdefault(key, hit)
             self._scores[key] = self._scores.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
+            self._queries[key] = self._queries.get(key, frozenset()) | asked
+
+    def reached(self, hit: Hit, name: frozenset[str]) -> bool:
+        """Did a search naming `name` (its roots) return this passage? (sufficiency.Reached)"""
+        return name <= self._queries.get(hit.chunk.chunk_id, frozenset())
 
     def ranked(self) -> list[Hit]:
         """Every hit, best first (what later pages draw from)."""
         return [self._hits[key] for key in sorted(self._hits, key=lambda key: -self._scores[key])]
 
-    def final(self, caps: Mapping[str, int]) -> list[Hit]:
-        """Best first; each knowledge base contributes at most its maxNumberOfResults."""
-        order = sorted(self._hits, key=lambda key: -self._scores[key])  # stable: ties keep first-seen order
+    def final(self, caps: Mapping[str, int], first: Sequence[str] = ()) -> list[Hit]:
+        """The passages supporting the answer (`first`: chunk ids), then the rest best first; each
+        knowledge base contributes at most its maxNumberOfResults."""
+        ranked = sorted(self._hits, key=lambda key: -self._scores[key])  # stable: ties keep first-seen order
+        order = list(dict.fromkeys([key for key in first if key in self._hits] + ranked))
         taken: dict[str, int] = {}
         out = []
         for key in order:
@@ -175,8 +183,9 @@ class AgenticRun:
         self.request_id = uuid.uuid4().hex[:12]
         self._event_numbers = itertools.count(1)
         self.evidence = _Evidence()
-        self.sub_queries: list[str] = []
-        self.leads: list[str] = []
+        self.needs = needs_for(self.question)  # what the planner must find (sufficiency.py)
+        self.plan = PlanState()
+        self.plan.ask(self.question)  # the speculative retrieval runs it
         self.planning_steps = 0
 
     # -- memory (sessions.py) -------------------------------------------------------------------
@@ -266,7 +275,7 @@ class AgenticRun:
             )
             return []
         hits = self._search(query, retrievers)
-        self.evidence.add(hits)
+        self.evidence.add(hits, query)
         yield self._trace(
             step,
             "SUCCEEDED",
@@ -315,19 +324,13 @@ class AgenticRun:
             appliedInstruction=self.applied_instruction,
         )
 
-    def _iteration(
-        self, queries: Sequence[str], message: str, final: bool, expand: bool
-    ) -> Generator[StreamMessage, None, list[str]]:
+    def _iteration(self, queries: Sequence[str], message: str, final: bool, expand: bool) -> Iterator[StreamMessage]:
+        """One planning step and its retrievals (and, for summaries, the top documents read whole)."""
         routes = [route(q, self.retrievers) for q in queries]
         yield from self._planning(message, queries, routes, final)
-        read_for_leads: list[str] = []
         expand_candidates: list[Hit] = []
         for n, (query, targets) in enumerate(zip(queries, routes, strict=True), start=1):
             hits = yield from self._retrieval("Retrieval", query, targets, f"sub-query {n}/{len(queries)}")
-            strong = [
-                h for h in hits[:LEAD_SOURCES_PER_RETRIEVAL] if h.score >= LEAD_MIN_RELATIVE_SCORE * hits[0].score
-            ]
-            read_for_leads += [line for h in strong for line in passages_about(h.chunk.text, query)]
             expand_candidates += hits[:1]
         if expand:
             documents: dict[tuple[str, str], Hit] = {}
@@ -335,7 +338,6 @@ class AgenticRun:
                 documents.setdefault((hit.kb.kb_id, hit.document.document_id), hit)
             for hit in list(documents.values())[:EXPANDED_DOCUMENTS]:
                 yield from self._expansion(hit)
-        return read_for_leads
 
     # -- the run ------------------------------------------------------------------------------
     def messages(self) -> Iterator[StreamMessage]:
@@ -396,20 +398,22 @@ class AgenticRun:
         yield StreamMessage("event", "result", result)
 
     def _plan_and_retrieve(self) -> Iterator[StreamMessage]:
-        queries = decompose(self.question)
-        self.sub_queries += queries
-        message = f"Split the question into {counted(len(queries), 'sub-query', 'sub-queries')}"
-        evidence = yield from self._iteration(
-            queries, message, final=self.max_iterations == 1, expand=wants_full_documents(self.question)
-        )
-        for iteration in range(2, self.max_iterations + 1):
-            leads = new_entities(evidence, [self.question, *self.sub_queries, *self.leads])
-            if not leads:
-                yield from self._planning("No new leads in the evidence; it is sufficient. Stopping.", [], [], True)
+        """Planning steps until the evidence supports every need, nothing is left to try, or the cap.
+
+        A summary or enumeration always runs its sub-queries first, reading the top documents whole.
+        """
+        known = roots(self.question)
+        for iteration in range(1, self.max_iterations + 1):
+            step = next_step(self.needs, self.evidence.ranked(), known, self.evidence.reached, self.plan)
+            queries, message = list(step.queries), step.message()
+            expand = iteration == 1 and wants_full_documents(self.question)
+            if expand:
+                queries = list(dict.fromkeys([need.text for need in self.needs] + queries))
+                message = f"Split the question into {counted(len(queries), 'sub-query', 'sub-queries')}"
+            if not queries:
+                yield from self._planning(step.stop_message(), [], [], True)
                 return
-            self.leads += leads
-            message = f"Following {counted(len(leads), 'new lead')} found in the evidence: {', '.join(leads)}"
-            evidence = yield from self._iteration(leads, message, final=iteration == self.max_iterations, expand=False)
+            yield from self._iteration(queries, message, iteration == self.max_iterations, expand)
 
     def _blocked(self) -> Iterator[StreamMessage]:
         warnings = self._guardrail_warning(True)
@@ -426,9 +430,23 @@ class AgenticRun:
             result["generatedResponse"] = {"answer": BLOCKED_MESSAGE, "citations": []}
         yield StreamMessage("event", "result", result)
 
+    def _support(self) -> list[Chain | None]:
+        """Each need's best supporting chain in the evidence gathered (None: nothing about it)."""
+        return chains_for(self.needs, self.evidence.ranked(), roots(self.question), self.evidence.reached)
+
     def _finish(self) -> Iterator[StreamMessage]:
         caps = {r.kb_id: r.max_results for r in self.retrievers}
-        hits = self.evidence.final(caps)
+        chains = self._support()
+        supporting = [
+            hit.chunk.chunk_id
+            for need, chain in zip(self.needs, chains, strict=True)
+            if chain is not None and chain.sufficient_for(need)
+            for hit in chain.links
+        ]
+        # Then the documents about what the question names (titled by it), then the rest.
+        evidence = self.evidence.ranked()
+        about = [h.chunk.chunk_id for h in evidence if any(titled(need, h) for need in self.needs)]
+        hits = self.evidence.final(caps, supporting + about)
         result: dict[str, Any] = {"results": [result_item(h) for h in hits]}
         chosen = {h.chunk.chunk_id for h in hits}
         token = self.pages.issue(
@@ -437,8 +455,7 @@ class AgenticRun:
         if token:
             result["nextToken"] = token
         if self.generate:
-            queries = [self.question] + [f"{q} {self.question}" for q in self.sub_queries + self.leads]
-            answer = extract_answer(queries, [h.chunk.text for h in hits])
+            answer = compose_answer(self.needs, chains, hits)
             for piece in stream_pieces(answer.text):
                 yield StreamMessage("event", "responseEvent", {"text": piece})
             result["generatedResponse"] = answer.to_wire()
