@@ -16,7 +16,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 
 from local.emulator.index import Hit
-from local.emulator.sufficiency import Chain, Need, answer_weights, ranked_statements
+from local.emulator.sufficiency import Chain, Need, answer_weights, passage_roots, ranked_statements
 from local.emulator.text import roots
 
 MAX_SENTENCES = 6
@@ -60,10 +60,10 @@ def sentences_for(need: Need, chain: Chain) -> list[tuple[str, Hit]]:
     if not ranked or ranked[0][0] == 0:
         return []
     picked = [(ranked[0][-1], last)]
-    said = roots(ranked[0][-1])
+    said = passage_roots(ranked[0][-1])
     wanted = need.terms | need.focus | need.named
     if len(chain.links) == 1 and need.held(said) < COMPLEMENT_BELOW:
-        gains = [(len((wanted - said) & roots(s[-1])), -n, s[-1]) for n, s in enumerate(ranked[1:])]
+        gains = [(len((wanted - said) & passage_roots(s[-1])), -n, s[-1]) for n, s in enumerate(ranked[1:])]
         best = max(gains, default=(0, 0, ""))
         if best[0]:
             picked.append((best[2], last))

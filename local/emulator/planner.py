@@ -95,6 +95,7 @@ class Intent:
     query: str  # the sub-query planned for it
     own: list[str]  # the intent's own words (without the context it borrows)
     refers_back: bool = False  # "which version fixed it", "and in which channel": about the first intent's subject
+    raw: str = ""  # the intent's words as the question put them
 
 
 def decompose(question: str) -> list[str]:
@@ -120,7 +121,7 @@ def intents(question: str) -> list[Intent]:
     raw = [s for s in re.split(separators, question.strip(" ?.!")) if _segment_words(s)]
     segments = [_segment_words(s) for s in raw]
     if not segments:
-        return [Intent(question.strip(), content_words(question))]
+        return [Intent(question.strip(), content_words(question), raw=question)]
     prefix = [w for w in segments[0][:-1] if not _is_entity_like(w)]
     last = segments[-1]
     suffix = [w for w in last[1:] if not _is_entity_like(w)] if _is_entity_like(last[0]) else []
@@ -133,7 +134,8 @@ def intents(question: str) -> list[Intent]:
             own = _with_context(segment, trailing)  # the aspects compared are asked of every item
         text = " ".join(query)
         if text.lower() not in (i.query.lower() for i in out):
-            out.append(Intent(text, own, refers_back=n > 0 and bool(_REFERS_BACK.search(raw[n]))))
+            refers_back = n > 0 and bool(_REFERS_BACK.search(raw[n]))
+            out.append(Intent(text, own, refers_back, raw[n].strip(" ,;?.!")))
     return out[:MAX_SUB_QUERIES]
 
 

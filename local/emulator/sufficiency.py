@@ -39,7 +39,7 @@ LABEL_CHARS = 40  # "Owner: ...", "Team lead: ...": a statement's label is short
 # Words a question needs but an answer rarely repeats ("What does X mean?", "How long ...").
 _WEAK_TEXT = """mean means meaning happen happened work works working need needs use used get got make kind type
     way long many much often quickly quick soon must can could should would may might exactly currently still
-    really tell know explain describe become became like cost costs want wanted first behind below above after before
+    really tell know explain describe become became like want wanted first behind below above after before
     under within without per via across among against during"""
 _WEAK = frozenset(root(w) for w in _WEAK_TEXT.split())
 _DETERMINERS_TEXT = "the a an its their his her our my your this that these those"
@@ -61,12 +61,14 @@ _NUMBER_WORD = re.compile(
     r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred)\b", re.I
 )
 _PLACE = re.compile(r"\b(?:in|at|from|based|located)\s+(?:the\s+)?[A-Z][a-z]")
-QUANTITY, PLACE = "<quantity>", "<place>"
+_MONEY = re.compile(r"\d[\d,.]*\s*(?:USD|EUR|GBP|dollars?|euros?)\b|[$\u20ac\u00a3]\s*\d|\b(?:free|custom pricing)\b", re.I)
+QUANTITY, PLACE, MONEY = "<quantity>", "<place>", "<money>"
 # Words asking for a kind of value the answer states but does not name ("In which city ..." is
 # answered by "based in Berlin", "What share of traffic ..." by "5%"): they ask for the kind.
 _KIND_TEXT = {
     PLACE: "city country location place office",
-    QUANTITY: "size number count amount price share percentage percent",
+    QUANTITY: "size amount share percentage percent",
+    MONEY: "cost price pay charge fee",
 }
 _KIND_OF = {root(word): kind for kind, text in _KIND_TEXT.items() for word in text.split()}
 _ASKS_QUANTITY = re.compile(r"^\s*(?:how\s+(?:many|much|long|often|quickly|soon|far|big|large)|when)\b", re.IGNORECASE)
@@ -139,12 +141,14 @@ class Chain:
 
 def kinds_in(text: str) -> frozenset[str]:
     """The kinds of value a text states, as pseudo-roots: a figure (`<quantity>`), a place
-    ("based in Berlin": `<place>`)."""
+    ("based in Berlin": `<place>`), a price (`<money>`)."""
     kinds = set()
     if _FIGURE.search(text) or _NUMBER_WORD.search(text):
         kinds.add(QUANTITY)
     if _PLACE.search(text):
         kinds.add(PLACE)
+    if _MONEY.search(text):
+        kinds.add(MONEY)
     return frozenset(kinds)
 
 
@@ -267,7 +271,8 @@ def needs_for(question: str) -> list[Need]:
     figure = bool(_FIGURE_QUESTION.search(question))
     needs: list[Need] = []
     for n, intent in enumerate(intents(question)):
-        need = need_for(intent, names, focus if n == 0 else [], figure, needs[0].anchors if needs else ())
+        own_focus = focus if n == 0 else focus_of(re.sub(r"^\s*(?:and|or|but)\s+", "", intent.raw))
+        need = need_for(intent, names, own_focus, figure, needs[0].anchors if needs else ())
         need = replace(need, compared=is_comparative(question))
         if n == 0 and _ASKS_QUANTITY.match(question):  # "How long ...", "When ...": the answer is a figure
             need = replace(need, terms=need.terms | {QUANTITY}, focus=need.focus | {QUANTITY})
@@ -326,7 +331,7 @@ def best_chain(
     about = _about(need, hits)
     direct = [Chain((h,), (), _hit_roots(h)) for h in about if need.satisfied_by(_hit_roots(h))]
     if direct:
-        return max(direct, key=lambda chain: (answer_score(need, chain), titled(need, chain.links[0])))
+        return max(direct, key=lambda chain: (*answer_score(need, chain), titled(need, chain.links[0])))
     best: Chain | None = None
     if need.compared:  # the aspects of one side, from two passages about it
         joined = _joined(need, about)
@@ -379,8 +384,9 @@ def ranked_statements(need: Need, hit: Hit, weights: dict[str, int]) -> list[tup
 
     A statement scores the weights of the roots it holds, and of those only its heading or list
     introduction holds (half, but whole for the question's names: a section titled by the entity
-    is about it), two more for a figure when the question asks for one, and two more for a fact
-    labelled with the focus or a name of the question ("Team lead: Dana Okafor.")."""
+    is about it), one more under a heading naming the focus ("## Rotating an API key"), two more
+    for a figure when the question asks for one, and two more for a fact labelled with the focus
+    or a name of the question ("Team lead: Dana Okafor.")."""
     scored = []
     for position, (statement, context) in enumerate(statements(passage_text(hit))):
         if statement.endswith(":"):
@@ -389,6 +395,7 @@ def ranked_statements(need: Need, hit: Hit, weights: dict[str, int]) -> list[tup
         score: float = sum(w for r, w in weights.items() if r in own)
         score += sum(w * (1 if r in need.named else 0.5) for r, w in weights.items() if r in around and r not in own)
         score += 2 if need.figure and _FIGURE.search(statement) else 0
+        score += 1 if need.focus and need.focus <= around else 0  # under a heading naming what is asked
         label, colon, _ = statement.partition(":")
         if (
             colon
@@ -416,9 +423,10 @@ def titled(need: Need, hit: Hit) -> bool:
     return any(anchor <= roots(headings) for anchor in need.anchors)
 
 
-def answer_score(need: Need, chain: Chain) -> float:
+def answer_score(need: Need, chain: Chain) -> tuple[float, int]:
+    """The score of the chain's best answering statement, and minus its length (shorter is better)."""
     ranked = ranked_statements(need, chain.links[-1], answer_weights(need, chain))
-    return ranked[0][0] if ranked else 0.0
+    return (ranked[0][0], ranked[0][1]) if ranked else (0.0, 0)
 
 
 def _chains_from(

@@ -250,8 +250,8 @@ def test_real_endpoint_ask_collects_a_cited_answer(endpoint):
     assert "key" in answer.answer.lower()
     assert answer.results and answer.citations
     assert all(0 <= index < len(answer.results) for c in answer.citations for index in c.results)
-    assert {step.step for step in answer.trace} >= {"Planning", "Retrieval"}
-    assert answer.done.iterations >= 1
+    assert {step.step for step in answer.trace} >= {"SpeculativeRetrieval", "Planning"}
+    assert answer.done.iterations >= 1 and answer.done.stopReason == "complete"
 
 
 def test_real_endpoint_first_event_arrives_while_the_emulator_is_still_streaming(endpoint, emulator, faults):

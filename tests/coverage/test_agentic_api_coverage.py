@@ -209,7 +209,7 @@ def emulator_stream_paths(emulator: Any) -> set[str]:
     bound["memoryConfiguration"]["retrievalConfigs"] = [{"namespacePath": "/actors/u-alice", "strategyId": "f1"}]
     runs.append(list(bedrock.agentic_retrieve_stream(**bound)["stream"]))
     emulator.set_faults(fail_retrievals=1)
-    runs.append(_ask(bedrock, "How long are exports kept?"))  # a failed retrieval
+    runs.append(_ask(bedrock, "How long are exports kept, and how do I rotate an API key?"))  # a failed retrieval
     return {path for events in runs for event in events for path in present_paths(event, "stream")}
 
 
