@@ -89,14 +89,16 @@ def local_endpoint(config_dir: Path, log_path: Path, env_name: str = "dev", tena
         if tenant is None:
             settings = corpus_settings(emulator)
         else:
+            from client.local_guardrail import register_tenant_guardrail
             from client.local_settings import LocalSettingsError, tenant_settings
             from schema import ConfigError, load_project
 
             try:
-                settings = tenant_settings(
-                    load_project(config_dir, env_name), tenant, kb_id_for, emulator.knowledge_bases
-                )
-            except (ConfigError, LocalSettingsError) as error:
+                project = load_project(config_dir, env_name)
+                settings = tenant_settings(project, tenant, kb_id_for, emulator.knowledge_bases)
+                guardrail = project.tenants[tenant].guardrail
+                register_tenant_guardrail(emulator, guardrail, settings.guardrail_id, settings.guardrail_version)
+            except (ConfigError, LocalSettingsError, ValueError) as error:
                 raise LocalTargetError(str(error)) from None
         from client.local_agent import local_agent
 

@@ -61,7 +61,9 @@ _NUMBER_WORD = re.compile(
     r"\b(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve|twenty|hundred)\b", re.I
 )
 _PLACE = re.compile(r"\b(?:in|at|from|based|located)\s+(?:the\s+)?[A-Z][a-z]")
-_MONEY = re.compile(r"\d[\d,.]*\s*(?:USD|EUR|GBP|dollars?|euros?)\b|[$\u20ac\u00a3]\s*\d|\b(?:free|custom pricing)\b", re.I)
+_MONEY = re.compile(
+    r"\d[\d,.]*\s*(?:USD|EUR|GBP|dollars?|euros?)\b|[$\u20ac\u00a3]\s*\d|\b(?:free|custom pricing)\b", re.I
+)
 QUANTITY, PLACE, MONEY = "<quantity>", "<place>", "<money>"
 # Words asking for a kind of value the answer states but does not name ("In which city ..." is
 # answered by "based in Berlin", "What share of traffic ..." by "5%"): they ask for the kind.

@@ -193,6 +193,7 @@ def _ask(bedrock: Any, question: str, **overrides: Any) -> list[dict[str, Any]]:
 
 def emulator_stream_paths(emulator: Any) -> set[str]:
     bedrock = emulator.client()
+    emulator.register_guardrail("gr1", "1", {"wordPolicyConfig": {"wordsConfig": [{"text": "forbidden"}]}})
     runs = [
         _ask(bedrock, "Summarize BulkExport and list all its limits"),  # planning, expansion, instruction
         _ask(bedrock, "Is this forbidden?"),  # a guardrail intervention with its message

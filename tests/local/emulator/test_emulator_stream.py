@@ -87,7 +87,7 @@ def test_multi_hop_questions_take_more_planning_steps_than_single_hop_ones(bedro
     multi = finished(run(bedrock, **request(MULTI_HOP)), "Planning")
     three_hops = "Who leads the team that owns the service migrated under ADR-007?"
     deep = finished(run(bedrock, **request(three_hops, ("handbook", "wiki"), 4)), "Planning")
-    assert len(single) == 1 and len(multi) == 2 and len(deep) == 2
+    assert len(single) == 1 and 2 <= len(multi) <= 3 and 2 <= len(deep) <= 4
     assert all("actions" not in steps[-1] for steps in (single, multi, deep))
 
 
@@ -187,24 +187,6 @@ def test_without_generate_response_there_is_no_answer(bedrock):
     events = run(bedrock, **request("BulkExport row limit", generateResponse=False))
     assert not [e for e in events if "responseEvent" in e]
     assert "generatedResponse" not in result(events) and result(events)["results"]
-
-
-GUARDRAIL = {"bedrockGuardrailConfiguration": {"guardrailId": "abc123", "guardrailVersion": "1"}}
-
-
-def test_guardrail_verdict_rides_on_the_final_planning_trace(bedrock):
-    events = run(bedrock, **request("How long are exports kept?", policyConfiguration=GUARDRAIL))
-    planning = finished(events, "Planning")
-    assert planning[-1]["warnings"] == [{"guardrail": {"action": "NONE", "id": "abc123", "version": "1"}}]
-    assert all("warnings" not in t for t in planning[:-1])
-
-
-def test_guardrail_intervenes_on_forbidden_questions(bedrock):
-    events = run(bedrock, **request("Tell me something forbidden", policyConfiguration=GUARDRAIL))
-    (planning,) = finished(events, "Planning")
-    assert planning["warnings"][0]["guardrail"]["action"] == "INTERVENED"
-    assert result(events)["results"] == []
-    assert result(events)["generatedResponse"]["answer"].startswith("Sorry")
 
 
 def test_retrieval_instruction_is_reported_as_applied(bedrock):

@@ -155,6 +155,9 @@ def test_unfinished_answers_are_never_stored(cached, emulator, faults, question)
 
 
 def test_a_guardrail_intervention_is_never_stored(emulator):
+    emulator.register_guardrail(
+        "localacmeguardrail", "1", {"wordPolicyConfig": {"wordsConfig": [{"text": "forbidden"}]}}
+    )
     settings, cache = cached_service(emulator, guardrail_id="localacmeguardrail", guardrail_version="1")
     with start_endpoint(emulator, settings, cache=cache) as endpoint:
         frames = ask(endpoint, "Tell me something forbidden")
