@@ -129,9 +129,12 @@ def run_tenant(tenant: str, items: list[EvalItem], config_dir: Path) -> dict[str
     project = load_project(config_dir, "dev")
     settings = project.tenants[tenant]
     aliases = {kb.alias for kb in settings.knowledge_bases}
-    with tempfile.TemporaryDirectory() as scratch:
-        with local_endpoint(config_dir, Path(scratch) / "endpoint.log", "dev", tenant) as url, Client(url) as client:
-            outcomes = [_ask(client, item, aliases) for item in items]
+    with (
+        tempfile.TemporaryDirectory() as scratch,
+        local_endpoint(config_dir, Path(scratch) / "endpoint.log", "dev", tenant) as url,
+        Client(url) as client,
+    ):
+        outcomes = [_ask(client, item, aliases) for item in items]
     return summarize(tenant, settings.retrieval.max_agent_iteration, outcomes)
 
 
