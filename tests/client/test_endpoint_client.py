@@ -168,7 +168,18 @@ def test_ask_collects_answer_results_citations_trace_and_done(stub):
         ("Planning", "SUCCEEDED"),
         ("Retrieval", "SUCCEEDED"),
     ]
-    assert answer.done.requestId == "req-1"
+    assert answer.done.requestId == "req-1" and answer.complete and answer.stop_reason == "complete"
+
+
+@pytest.mark.parametrize("stop_reason", ["iteration_limit", "partial"])
+def test_ask_returns_a_budget_limited_or_partial_answer_flagged_by_its_stop_reason(stub, stop_reason):
+    events = [e for e in sample_events() if not isinstance(e, DoneEvent)]
+    done = DoneEvent(requestId="r", stopReason=stop_reason, iterations=3, durationMs=9, partial=True)
+    stub.reply = Reply(chunks=[sse(*events, done)])
+    with Client(stub.url) as client:
+        answer = client.ask("q")
+    assert answer.answer == "The limit is 100 requests per minute." and answer.results
+    assert (answer.stop_reason, answer.complete) == (stop_reason, False)
 
 
 def test_ask_raises_on_a_deadline_stop_reason_without_an_error_event(stub):
