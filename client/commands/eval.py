@@ -54,16 +54,23 @@ def _csv(
 
 @contextlib.contextmanager
 def _target(
-    url: str | None, env_name: str, tenant: str | None, local: bool, config_dir: Path, out_dir: Path
+    url: str | None,
+    env_name: str,
+    tenant: str | None,
+    local_run: tuple[bool, Path | None],
+    config_dir: Path,
+    out_dir: Path,
 ) -> Iterator[dict]:
     """The endpoint to evaluate: {"url", "region", "description", "local", "key"}; starts one for
-    --local. `key` names the target and its retrieval settings: records of another key are not resumed."""
+    --local (`local_run`: --local and --corpus). `key` names the target and its retrieval settings:
+    records of another key are not resumed."""
+    local, corpus_dir = local_run
     if local:
         from client.evaluation.local_target import LocalTargetError, local_endpoint
 
-        key = _settings_key("local", config_dir, env_name, tenant)
+        key = _settings_key("local", config_dir, env_name, tenant, corpus_dir)
         try:
-            with local_endpoint(config_dir, out_dir / "endpoint.log", env_name, tenant) as endpoint_url:
+            with local_endpoint(config_dir, out_dir / "endpoint.log", env_name, tenant, corpus_dir) as endpoint_url:
                 description = f"local emulator, tenant {tenant or 'sample (every corpus folder)'} ({endpoint_url})"
                 from client.agent_client import local_agent_target
 
@@ -101,14 +108,14 @@ def _target(
     }
 
 
-def _settings_key(kind: str, config_dir: Path, env_name: str, tenant: str | None) -> str:
-    """The resume key of a tenant target (its retrieval settings hashed), or of the local sample corpus."""
+def _settings_key(kind: str, config_dir: Path, env_name: str, tenant: str | None, corpus: Path | None = None) -> str:
+    """The resume key of a tenant target (its retrieval settings hashed, and a local run's corpus
+    folders), or of the local sample corpus."""
     from client.evaluation.target_key import corpus_hash, retrieval_settings_hash, target_key
+    from local.emulator import DEFAULT_CORPUS
 
     if tenant is None:
-        from local.emulator import DEFAULT_CORPUS
-
-        return target_key(kind, "sample", corpus_hash(DEFAULT_CORPUS))
+        return target_key(kind, "sample", corpus_hash(corpus or DEFAULT_CORPUS))
     from schema import ConfigError, load_project
 
     try:
@@ -118,7 +125,8 @@ def _settings_key(kind: str, config_dir: Path, env_name: str, tenant: str | None
     name = tenant if kind == "local" else f"{env_name}/{tenant}"
     if tenant not in project.tenants:
         return target_key(kind, name)  # the target itself reports the unknown tenant
-    return target_key(kind, name, retrieval_settings_hash(project, tenant))
+    settings = retrieval_settings_hash(project, tenant)
+    return target_key(kind, name, settings + ("." + corpus_hash(corpus) if corpus else ""))
 
 
 @click.command()
@@ -133,6 +141,12 @@ def _settings_key(kind: str, config_dir: Path, env_name: str, tenant: str | None
     "or --tenant's) and evaluate them.",
 )
 @config_option
+@click.option(
+    "--corpus",
+    "corpus_dir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="With --local: documents, one folder per knowledge-base alias (default local/corpus/).",
+)
 @click.option(
     "--modes",
     default=",".join(MODES),
@@ -158,6 +172,7 @@ def command(
     tenant: str | None,
     local: bool,
     config_dir: Path,
+    corpus_dir: Path | None,
     modes: list[str],
     ks: list[int],
     out_dir: Path | None,
@@ -187,7 +202,7 @@ def command(
     out_dir = out_dir or Path("eval-out") / dataset_path.stem
     _prepare_out_dir(out_dir)
     try:
-        with _target(url, env_name, tenant, local, config_dir, out_dir) as target:
+        with _target(url, env_name, tenant, (local, corpus_dir), config_dir, out_dir) as target:
             report = _run(items, modes, ks, out_dir, concurrency, target, dataset_path)
     except OSError as error:  # a write into --out failed mid-run (disk full, permissions changed)
         click.echo(f"cannot write {error.filename or out_dir}: {error.strerror or error}", err=True)
