@@ -54,6 +54,14 @@ SNAPSTART_AFTER_RESTORE_PATH = "/_snapstart/after-restore"
 
 
 @dataclass(frozen=True)
+class FeatureValues:
+    """What opt-in tenant features put in the endpoint's environment (each feature passes its value through
+    features/endpoint_plan.py); this module alone names the variables."""
+
+    cache_table: str | None = None  # the result cache's DynamoDB table (features/cache_feature.py)
+
+
+@dataclass(frozen=True)
 class LocalRun:
     """What only a local run sets: the caller requests without a request context stand for, the port,
     the SQLite cache file and the local front door."""
@@ -68,17 +76,18 @@ class LocalRun:
 def endpoint_environment(
     settings: TenantSettings,
     *,
-    cache_table: str | None = None,
+    features: FeatureValues | None = None,
     request_contexts: Sequence[RequestContext] = (),
     snapstart: bool = False,
     local: LocalRun | None = None,
 ) -> dict[str, str]:
     """The endpoint's variables: the adapter's (in Lambda) or local mode's, the settings, and each
-    opt-in part's (the cache's store, the front door's request contexts, SnapStart's hooks)."""
+    opt-in part's (the features' values such as the cache's table, the front door's request contexts,
+    SnapStart's hooks)."""
     variables = dict(ADAPTER_VARIABLES) if local is None else _local_variables(local)
     variables[TENANT_SETTINGS] = settings.to_json()  # tokens inside it become an Fn::Join at synth
-    if cache_table is not None:
-        variables[CACHE_TABLE] = cache_table
+    if features is not None and features.cache_table is not None:
+        variables[CACHE_TABLE] = features.cache_table
     if local is not None and local.cache_path is not None and settings.cache is not None:
         variables[CACHE_PATH] = local.cache_path
     contexts = list(request_contexts)

@@ -11,7 +11,7 @@ import itertools
 import unicodedata
 from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, field_validator
+from pydantic import AfterValidator, BaseModel, ConfigDict, Field, StringConstraints, field_validator
 
 from contract.enums import Persistence
 
@@ -27,6 +27,32 @@ MAX_SESSION_ID_CHARS = 100
 SESSION_ID_PATTERN = r"^[a-zA-Z0-9][a-zA-Z0-9\-_]*$"
 
 Text = Annotated[str, StringConstraints(min_length=1, max_length=MAX_TEXT_CHARS)]
+
+# Characters a user id never holds: controls (NUL, newlines: log and header injection), format
+# characters (zero-width, bidi overrides: `bo\u200bb` would look like `bob`), lone surrogates, line
+# and paragraph separators. Every door that takes a user id from a caller applies `user_id_problem`.
+_NOT_IN_USER_IDS = frozenset({"Cc", "Cf", "Cs", "Zl", "Zp"})
+
+
+def user_id_problem(value: str) -> str | None:
+    """What is wrong with a user id a trusted caller passes (None: nothing), one rule for every door:
+    the endpoint's `userId`, the gateway's `userContext.userId`, the agent's `userId` attribute."""
+    if not 1 <= len(value) <= MAX_USER_ID_CHARS:
+        return f"must be 1 to {MAX_USER_ID_CHARS} characters, got {len(value)}"
+    for char in value:
+        if unicodedata.category(char) in _NOT_IN_USER_IDS:
+            return f"must not contain a control or invisible character U+{ord(char):04X}"
+    return None
+
+
+def _user_id(value: str) -> str:
+    problem = user_id_problem(value)
+    if problem is not None:
+        raise ValueError(problem)
+    return value
+
+
+UserId = Annotated[str, AfterValidator(_user_id)]
 
 
 class MessageBody(BaseModel):
@@ -49,7 +75,7 @@ class QueryBody(BaseModel):
     maxResults: Annotated[int, Field(ge=1)] | None = None
     filter: dict[str, Any] | None = None
     mode: str | None = None  # None: the tenant's routing.default_mode (agentic unless changed)
-    userId: Annotated[str, StringConstraints(min_length=1, max_length=MAX_USER_ID_CHARS)] | None = None
+    userId: UserId | None = None
     # "bypass": answer from the source and leave the tenant's result cache alone (docs/cache.md).
     cache: Literal["bypass"] | None = None
     # The previous page's `done.nextToken`: fetch the next page of results for the same question.

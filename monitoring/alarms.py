@@ -27,7 +27,7 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from contract import metric_names as names
-from monitoring.metric_catalogue import BedrockMetrics, EndpointMetrics, GatewayMetrics, agentic_calls_per_minute
+from monitoring.metric_catalogue import BedrockMetrics, EndpointMetrics, agentic_calls_per_minute
 from schema.alarm_config import AccountThresholds, TenantThresholds
 
 GT = cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD
@@ -104,7 +104,7 @@ class EndpointAlarms(Construct):
     - knowledge_base_ids: the tenant's knowledge-base ids (tokens are fine); adds the Retrieve
       throttles alarm over them; default none (no such alarm).
     - extra_alarms: other tenant alarms the composite includes (e.g. ingestion failures); default none.
-    - extra_specs: more alarms that join the composite (the MCP gateway's: `gateway_alarm_specs`).
+    - extra_specs: more alarms that join the composite (the tenant features': monitoring/observability_parts.py).
     """
 
     def __init__(
@@ -228,41 +228,6 @@ def _retrieve_throttles(knowledge_base_ids: Sequence[str], t: TenantThresholds, 
             f"knowledge bases for {t.evaluation_periods} periods in a row (Retrieve's quota is per knowledge base).",
             ABSENT_MEANS_ZERO,
         )
-    ]
-
-
-def gateway_alarm_specs(
-    metrics: GatewayMetrics, interceptor: lambda_.IFunction, thresholds: TenantThresholds
-) -> list[AlarmSpec]:
-    """The tenant's MCP gateway: AgentCore's own error and throttle counts, and its interceptor's failures."""
-    t, period = thresholds, Duration.minutes(thresholds.period_minutes)
-    return [
-        AlarmSpec(
-            "gateway-system-errors",
-            metrics.metric_total(GatewayMetrics.SYSTEM_ERRORS),
-            t.function_errors,
-            GT,
-            f"The MCP gateway answered more than {t.function_errors} tool calls per period with a 5xx.",
-            ABSENT_MEANS_ZERO,
-        ),
-        AlarmSpec(
-            "gateway-throttles",
-            metrics.metric_total(GatewayMetrics.THROTTLES),
-            t.function_throttles,
-            GT,
-            f"The MCP gateway throttled more than {t.function_throttles} tool calls per period (the "
-            "per-caller rate limit or AgentCore's quota).",
-            ABSENT_MEANS_ZERO,
-        ),
-        AlarmSpec(
-            "gateway-interceptor-errors",
-            interceptor.metric_errors(period=period, statistic="Sum"),
-            t.function_errors,
-            GT,
-            f"The gateway's interceptor failed more than {t.function_errors} times per period: tool calls "
-            "are refused (it fails closed).",
-            IDLE_IS_FINE,
-        ),
     ]
 
 

@@ -245,11 +245,11 @@ class Tenant(StrictModel):
 
     @model_validator(mode="after")
     def _agent_identity(self) -> Tenant:
-        # The action-group function sees no IAM caller, only session attributes its invoker set.
+        # The action-group function sees no IAM caller, only the attributes its invoker set for the turn.
         if self.agent is not None and self.user_context == "caller":
             raise ValueError(
                 "agent: needs user_context none or trusted: the agent's action-group function cannot see the "
-                "IAM caller, only the end user id a trusted invoker sets as a session attribute (docs/agents.md)"
+                "IAM caller, only the end user id a trusted invoker sets on each turn (docs/agents.md)"
             )
         return self
 

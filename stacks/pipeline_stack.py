@@ -23,10 +23,10 @@ from constructs import Construct
 
 from cdk_constructs.nag_checks import enable_nag
 from cdk_constructs.pipeline_checks import acknowledge_generated, log_artifact_bucket
+from contract.resource_names import PIPELINE_STACK_NAME
 from schema.pipeline import PipelineProject, Stage
 from stacks.environment_stage import EnvironmentStage
 
-PIPELINE_STACK_NAME = "akb-pipeline"
 PACKAGE_JSON = Path(__file__).resolve().parent.parent / "package.json"
 
 

@@ -15,8 +15,9 @@ import time
 from typing import Any
 
 from contract.events import ErrorEvent, ResultEvent, TextEvent
+from contract.request_body import user_id_problem
 from contract.settings import TenantSettings
-from lambdas.agent_action.action_contract import FAILURE, REPROMPT, ActionError
+from lambdas.agent_action.action_contract import FAILURE, REPROMPT, USER_ID_ATTRIBUTE, ActionError
 from lambdas.agent_action.search_report import SearchReport, Source
 from lambdas.endpoint import api_errors
 from lambdas.endpoint.api_errors import ApiError
@@ -29,8 +30,8 @@ from lambdas.endpoint.translate import Translator
 
 # The action group's caller, as the identity rules see it: the agent vouches for nobody by name.
 # With user_context `trusted`, IAM lets only the tenant's trusted invokers call InvokeAgent on the
-# alias (cdk_constructs/bedrock_agent.py), so the session attribute they set is a trusted caller's
-# userId; the function cannot see which one, hence this single principal.
+# alias (cdk_constructs/bedrock_agent.py), so the turn's `userId` prompt session attribute is a trusted
+# caller's; the function cannot see which one, hence this single principal.
 AGENT_CALLER = Caller(arn="bedrock-agent", account_id="", principal="bedrock-agent", name=None, kind="agent")
 # ApiError codes that the model can fix by calling again differently (REPROMPT); the rest FAIL.
 _REPROMPT_CODES = frozenset({"invalid_request", "limit_exceeded", "knowledge_base_not_allowed"})
@@ -47,11 +48,15 @@ def build_query(question: str, knowledge_bases: list[str] | None, settings: Tena
         raise ActionError(REPROMPT if error.code in _REPROMPT_CODES else FAILURE, error.message) from None
 
 
-def user_id_for(settings: TenantSettings, session_user_id: str | None) -> str | None:
-    """The endpoint's identity rules with the agent as caller; ActionError(FAILURE) when refused."""
+def user_id_for(settings: TenantSettings, stated_user_id: str | None) -> str | None:
+    """The endpoint's identity rules with the agent as caller; ActionError(FAILURE) when refused. The
+    user id itself follows the rule every door applies (contract/request_body.py)."""
+    problem = None if stated_user_id is None else user_id_problem(stated_user_id)
+    if problem is not None:
+        raise ActionError(FAILURE, f"invalid_user_id: the {USER_ID_ATTRIBUTE} attribute {problem}")
     trusted = [AGENT_CALLER.principal] if settings.user_context == "trusted" else []
     try:
-        return resolve_user_id(settings.user_context, AGENT_CALLER, session_user_id, trusted)
+        return resolve_user_id(settings.user_context, AGENT_CALLER, stated_user_id, trusted)
     except ApiError as error:
         raise ActionError(FAILURE, f"{error.code}: {error.message}") from None
 

@@ -27,7 +27,7 @@ ENDPOINT_ACTIONS = {
     "logs:CreateLogStream",
     "logs:PutLogEvents",
     "kms:Decrypt",
-    # The result cache (policies/cache_table.py): its own items of its table, the content versions of
+    # The result cache (policies/cache_access.py): its own items of its table, the content versions of
     # its knowledge bases, and the access re-check on a hit.
     "dynamodb:GetItem",
     "dynamodb:PutItem",
