@@ -6,17 +6,14 @@ from __future__ import annotations
 
 import json
 import os
-import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
-from pathlib import Path
 
 import pytest
 
-REPO = Path(__file__).resolve().parents[2]
+from tests.client.akb_local_process import REPO, akb_local, free_port
+
 FIRST_QUESTIONS = [
     ("What are the rate limits of the Pro plan?", "Pro plan: 1,000 requests per minute."),
     ("How do I rotate an API key?", "To rotate a key without downtime, create a second key with the same scopes"),
@@ -31,40 +28,13 @@ FOCUSED_CHARACTERS = 300  # an answer, not a page of loosely related sentences
 MAX_CITED_SOURCES = 3
 
 
-def _free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture(scope="module")
 def local_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """`akb local` for the default tenant (acme), as a user starts it, on free ports."""
-    port = _free_port()
-    args = ["local", "--port", str(port), "--emulator-port", "0", "--delay-ms", "0"]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "client", *args],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO), "AKB_LOCAL_CACHE_DIR": str(tmp_path_factory.mktemp("cache"))},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
-    try:
-        deadline = time.monotonic() + 90  # start-up only: imports are slow on a loaded machine
-        while not any("Ctrl-C" in line for line in lines):
-            line = child.stdout.readline()
-            assert line and time.monotonic() < deadline, "".join(lines)
-            lines.append(line)
+    port = free_port()
+    cache = {"AKB_LOCAL_CACHE_DIR": str(tmp_path_factory.mktemp("cache"))}
+    with akb_local("--port", str(port), "--emulator-port", "0", "--delay-ms", "0", env=cache):
         yield f"http://127.0.0.1:{port}"
-    finally:
-        child.send_signal(signal.SIGINT)
-        try:
-            child.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
 
 
 def ask(url: str, *args: str) -> subprocess.CompletedProcess[str]:

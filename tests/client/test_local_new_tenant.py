@@ -3,21 +3,15 @@ folder served empty, its own guardrail, and hints that name the ports actually l
 
 from __future__ import annotations
 
-import os
-import signal
-import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from schema import load_project
+from tests.client.akb_local_process import REPO, akb_local, free_port
 from tests.endpoint_server import iter_frames
 
-REPO = Path(__file__).resolve().parents[2]
 TENANT = """\
 description: Newco help desk
 knowledge_bases:
@@ -44,12 +38,6 @@ Refunds reach your card within 5 business days after the blender arrives at our 
 """
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
 @pytest.fixture
 def newco(tmp_path: Path) -> Path:
     """A config directory whose dev environment deploys a tenant the repository has never seen."""
@@ -73,24 +61,9 @@ def ask(port: int, question: str) -> list:
 
 def test_a_tenant_just_added_runs_locally_with_its_corpus_and_its_guardrail(newco):
     port, emulator_port = free_port(), free_port()
-    args = ["local", "--config", str(newco), "--tenant", "newco", "--corpus", str(newco / "corpus")]
-    args += ["--port", str(port), "--emulator-port", str(emulator_port), "--delay-ms", "0"]
-    child = subprocess.Popen(
-        [sys.executable, "-m", "client", *args],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
-    try:
-        deadline = time.monotonic() + 90  # start-up only: imports are slow on a loaded machine
-        while not any("Ctrl-C" in line for line in lines):
-            line = child.stdout.readline()
-            assert line and time.monotonic() < deadline, "".join(lines)
-            lines.append(line)
-        printed = "".join(lines)
+    options = ["--config", str(newco), "--tenant", "newco", "--corpus", str(newco / "corpus")]
+    options += ["--port", str(port), "--emulator-port", str(emulator_port), "--delay-ms", "0"]
+    with akb_local(*options) as printed:
         assert f"knowledge base 'manuals' has no folder {newco / 'corpus' / 'manuals'}: served empty" in printed
         assert f"Bedrock emulator  http://127.0.0.1:{emulator_port}" in printed
         assert f"curl -N -X POST http://127.0.0.1:{port}/v1/query" in printed
@@ -108,10 +81,3 @@ def test_a_tenant_just_added_runs_locally_with_its_corpus_and_its_guardrail(newc
         warnings = [g for f in blocked if f.type == "trace" for g in f.data.get("guardrail", [])]
         assert result["answer"] == "Newco cannot discuss that." and not result.get("results")
         assert [g["action"] for g in warnings] == ["INTERVENED"]
-    finally:
-        child.send_signal(signal.SIGINT)
-        try:
-            child.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            child.kill()
-            child.wait()
