@@ -49,7 +49,6 @@ class EndpointPlan:
             self.settings,
             features=self.values,
             request_contexts=front_door.request_contexts,
-            snapstart=front_door.snapstart,
             page_token_key=page_token_key,
         )
 

@@ -21,7 +21,30 @@ import pytest
 
 ROOT = Path(__file__).resolve().parent.parent
 PACKAGES = ("contract", "lambdas", "local", "client", "schema", "features", "policies", "stacks", "cdk_constructs")
-_UNESCAPED_DOLLAR = re.compile(r"(?<!\\)\$")
+_p, _c = re._parser, re._constants  # type: ignore[attr-defined]  # the parser re.compile itself uses
+
+
+def _has_end_anchor(source: str) -> bool:
+    """Whether the pattern holds `$` as an anchor (not `\\$`, not `$` inside a class), by its syntax tree."""
+    try:
+        pending = [list(_p.parse(source))]
+    except re.error:
+        return False
+    while pending:
+        for op, av in pending.pop():
+            if op == _c.AT and av == _c.AT_END:
+                return True
+            if op == _c.SUBPATTERN:
+                pending.append(list(av[3]))
+            elif op == _c.BRANCH:
+                pending.extend(list(branch) for branch in av[1])
+            elif op in (_c.MAX_REPEAT, _c.MIN_REPEAT, _c.POSSESSIVE_REPEAT):
+                pending.append(list(av[2]))
+            elif op in (_c.ASSERT, _c.ASSERT_NOT):
+                pending.append(list(av[1]))
+    return False
+
+
 _CHECKS = frozenset({"match", "search"})
 
 
@@ -68,6 +91,8 @@ class Resolver:
             parts = [self.source(value, path, depth + 1) for value in node.values]
             return None if None in parts else "".join(part or "" for part in parts)
         if isinstance(node, ast.FormattedValue) and node.format_spec is None and node.conversion == -1:
+            if _is_re_call(node.value) and node.value.func.attr == "escape":  # type: ignore[attr-defined]
+                return "x"  # re.escape(...) is literal text: it can hold no anchor
             return self.source(node.value, path, depth + 1)
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr == "compile":
             return self.source(node.args[0], path, depth + 1) if node.args else None
@@ -104,7 +129,7 @@ def newline_leaks() -> list[str]:
             for node in ast.walk(ast.parse(path.read_text(), str(path))):
                 pattern = _checked_pattern(node) if isinstance(node, ast.Call) else None
                 source = None if pattern is None else resolver.source(pattern, path)
-                if source is not None and _UNESCAPED_DOLLAR.search(source):
+                if source is not None and _has_end_anchor(source):
                     found.append(f"{path.relative_to(ROOT)}:{node.lineno}: {source!r}")
                 elif source is None and pattern is not None and _is_re_call(node):
                     # `re.search(pattern, value)` with a pattern passed in: whatever it holds, use fullmatch
@@ -126,6 +151,7 @@ def test_the_scan_sees_the_shapes_it_looks_for(tmp_path, monkeypatch):
     monkeypatch.setattr(sys.modules[__name__], "ROOT", tmp_path)
     monkeypatch.setattr(sys.modules[__name__], "PACKAGES", ("contract",))
     assert [line.split(": ")[0] for line in newline_leaks()] == ["contract/bad.py:5", "contract/bad.py:5"]
+    assert not _has_end_anchor(r"[$\u20ac]\s*\d|\$LATEST") and _has_end_anchor(r"^(a|b$)")
 
 
 @pytest.mark.parametrize(

@@ -5,7 +5,7 @@ client that connects and sends nothing, or sends half a request line and stalls,
 connection (a descriptor, a slot in the backlog) forever, and any byte it trickles in cancels the
 keep-alive timer. This protocol closes a connection that has not delivered a complete request head
 within HEAD_TIMEOUT_SECONDS of connecting or of its previous response. The body has its own bound
-in the app (query.py: `Service.body_timeout_seconds`, answered 408).
+in the app (intake.py with `Service.body_timeout_seconds`, answered 408).
 
 Size. A request head (request line, header lines, the blank line) is at most MAX_HEAD_BYTES (16 KiB,
 docs/endpoint.md); a bigger one is answered 431 and the connection closed. h11's

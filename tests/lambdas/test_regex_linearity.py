@@ -73,6 +73,13 @@ def _module_name(path: Path) -> str:
     return ".".join(path.relative_to(ROOT).with_suffix("").parts)
 
 
+def _root_name(node: ast.AST) -> str | None:
+    """The variable an expression starts from (`pattern` of `pattern.removeprefix("^")`), if any."""
+    while isinstance(node, ast.Call | ast.Attribute):
+        node = node.func if isinstance(node, ast.Call) else node.value
+    return node.id if isinstance(node, ast.Name) else None
+
+
 def _inline_patterns(path: Path) -> Iterator[Found | str]:
     """Patterns passed to `re.<call>(...)` in the file's source; a non-literal pattern is reported as a str."""
     for node in ast.walk(ast.parse(path.read_text(), str(path))):
@@ -83,7 +90,7 @@ def _inline_patterns(path: Path) -> Iterator[Found | str]:
         source = _folded(node.args[0])
         where = f"{path.relative_to(ROOT)}:{node.lineno}"
         if source is None:
-            if not isinstance(node.args[0], ast.Name):
+            if _root_name(node.args[0]) is None:  # a parameter's pattern is checked where it is defined
                 yield f"{where}: a pattern built at run time cannot be checked"
             continue
         yield Found(where, source, 0)
