@@ -28,6 +28,7 @@ from local.emulator.agent_runtime import INVOKE_AGENT_PATH, Agents, Orchestratio
 from local.emulator.agentic_stream import AgenticRun
 from local.emulator.corpus import KnowledgeBase
 from local.emulator.faults import Faults
+from local.emulator.guardrails import GuardrailPolicy, GuardrailRegistry
 from local.emulator.index import KnowledgeBaseIndex
 from local.emulator.ingestion import Ingestion
 from local.emulator.journal import Journal
@@ -69,8 +70,10 @@ class EmulatorState:
         self.journal = Journal()
         self.ingestion = Ingestion(knowledge_bases, self.indexes)
         self.pages = Pages()
+        self.retrieve_pages = Pages()  # Retrieve's nextToken pages (retrieve_api.py)
         self.memory = MemoryStore()
         self.agents = Agents()  # InvokeAgent for registered local agents (agent_runtime.py)
+        self.guardrails = GuardrailRegistry()  # tenants' guardrails by id and version (guardrails.py)
         self.stopping = threading.Event()
 
     def knowledge_base_list(self) -> list[dict[str, Any]]:
@@ -183,9 +186,9 @@ class Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         try:
             route = routes.get(path)
-            if route is None and self.command == "POST" and _RETRIEVE_PATH.match(path):
+            if route is None and self.command == "POST" and _RETRIEVE_PATH.fullmatch(path):
                 route = self._retrieve
-            if route is None and self.command == "POST" and INVOKE_AGENT_PATH.match(path):
+            if route is None and self.command == "POST" and INVOKE_AGENT_PATH.fullmatch(path):
                 route = self._invoke_agent
             route = route or self._control_plane(path)
             if route is None:
@@ -235,6 +238,7 @@ class Handler(BaseHTTPRequestHandler):
                 "/_emulator/acl": self._set_acl,
                 "/_emulator/memory-records": self._add_memory_record,
                 "/_emulator/agents": self._register_agent,
+                "/_emulator/guardrails": self._register_guardrail,
             }
         )
 
@@ -244,7 +248,7 @@ class Handler(BaseHTTPRequestHandler):
     def _control_plane(self, path: str) -> Callable[[], None] | None:
         """The ingestion-job and ACL-check routes; they never consume armed stream faults."""
         for method, pattern, operation in _CONTROL_PLANE:
-            match = pattern.match(path)
+            match = pattern.fullmatch(path)
             if match and self.command == method:
                 ids = [unquote(group) for group in match.groups()]
 
@@ -301,6 +305,32 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError as error:  # pydantic's ValidationError is one
             raise _BadRequest(f"cannot register the agent: {str(error).splitlines()[0]}") from None
 
+    def _register_guardrail(self) -> None:
+        body = self._control_body()
+        definition = {k: v for k, v in body.items() if k not in ("guardrailId", "guardrailVersion")}
+        try:
+            registered = self.state.guardrails.register(
+                str(body.get("guardrailId")), str(body.get("guardrailVersion")), definition
+            )
+        except ValueError as error:
+            raise _BadRequest(f"cannot register the guardrail: {error}") from None
+        self._send(200, registered)
+
+    def _guardrail_policy(self, configuration: Mapping[str, Any] | None) -> GuardrailPolicy | None:
+        """The registered policy a request's guardrail names; ResourceNotFoundException if none is
+        registered under that id and version (the service's answer for an unknown guardrail: UNVERIFIED)."""
+        if not configuration:
+            return None
+        guardrail_id, version = str(configuration["guardrailId"]), str(configuration["guardrailVersion"])
+        policy = self.state.guardrails.get(guardrail_id, version)
+        if policy is None:
+            raise ServiceError(
+                "ResourceNotFoundException",
+                f"Guardrail {guardrail_id} version {version} does not exist "
+                "(the emulator knows the guardrails registered with POST /_emulator/guardrails)",
+            )
+        return policy
+
     def _faults(self) -> None:
         try:
             spec = _json_body(self._read_body() or b"{}")
@@ -335,7 +365,7 @@ class Handler(BaseHTTPRequestHandler):
         return seq, body
 
     def _retrieve(self) -> None:
-        match = _RETRIEVE_PATH.match(urlsplit(self.path).path)
+        match = _RETRIEVE_PATH.fullmatch(urlsplit(self.path).path)
         if match is None:  # _dispatch routes only matching paths here
             raise ServiceError("ValidationException", "not a knowledge base retrieve path")
         kb_identifier = unquote(match.group(1))
@@ -344,10 +374,11 @@ class Handler(BaseHTTPRequestHandler):
             validate_retrieve(body, kb_identifier, self.state.indexes)
         except RecursionError:  # a filter nested hundreds deep: the model's shapes are recursive
             raise _too_deep() from None
+        policy = self._guardrail_policy(body.get("guardrailConfiguration"))
         failing = self.state.faults.knowledge_base_error(knowledge_base_id_from(kb_identifier))
         if failing:
             raise failing
-        response = run_retrieve(body, kb_identifier, self.state.indexes)
+        response = run_retrieve(body, kb_identifier, self.state.indexes, self.state.retrieve_pages, policy)
         self._send(200, corrupt_retrieve(response) if self.state.faults.take_retrieve_corruption() else response)
 
     def _agentic(self) -> None:
@@ -359,8 +390,14 @@ class Handler(BaseHTTPRequestHandler):
         inactive = self.state.faults.inactive_instruction_error(body)
         if inactive:
             raise inactive
+        policy = self._guardrail_policy((body.get("policyConfiguration") or {}).get("bedrockGuardrailConfiguration"))
         run = AgenticRun(
-            body, self.state.indexes, self.state.faults.take_retrieval_failure, self.state.pages, self.state.memory
+            body,
+            self.state.indexes,
+            self.state.faults.take_retrieval_failure,
+            self.state.pages,
+            self.state.memory,
+            policy,
         )
         faults = self.state.faults.take_stream_faults()
         record = self.state.journal.open_stream(seq, tcp_nodelay=self.tcp_nodelay)
@@ -388,7 +425,7 @@ class Handler(BaseHTTPRequestHandler):
         self._hang_up()
 
     def _invoke_agent(self) -> None:
-        match = INVOKE_AGENT_PATH.match(urlsplit(self.path).path)
+        match = INVOKE_AGENT_PATH.fullmatch(urlsplit(self.path).path)
         if match is None:  # _dispatch routes only matching paths here
             raise ServiceError("ValidationException", "not an InvokeAgent path")
         agent_id, alias_id, session_id = (unquote(group) for group in match.groups())
