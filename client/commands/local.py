@@ -12,7 +12,7 @@ import signal
 import subprocess
 import sys
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from client.local_processes import stop, wait_ready
+from client.local_quota import account_quota_line, account_rpm_option, local_quota_path, share_line
 from client.options import config_option, env_option, load_or_exit
 from contract.enums import RequestContext
 from contract.env_vars import LocalRun
@@ -42,6 +43,7 @@ def endpoint_environment(
     caller_arn: str,
     cache_path: Path | None = None,
     front_door: RequestContext = "function_url",
+    quota_path: Path | None = None,
 ) -> dict[str, str]:
     """The child's environment: the endpoint's own variables as the stack builds them, in local mode
     (contract/env_vars.py), plus the emulator, dummy credentials and a region; nothing AWS_ or AKB_
@@ -54,6 +56,7 @@ def endpoint_environment(
         python=sys.executable,
         cache_path=str(cache_path) if cache_path is not None else None,
         front_door=front_door,
+        quota_path=str(quota_path) if quota_path is not None else None,
     )
     env.update(contract_environment(settings, local=local))
     env.update(
@@ -108,6 +111,7 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     help="api_gateway: every request reaches the endpoint with an API Gateway REST request context naming "
     "--caller-arn (the identity path of that front door, end to end; docs/front-door.md).",
 )
+@account_rpm_option
 def command(
     tenant: str | None,
     env_name: str,
@@ -118,6 +122,7 @@ def command(
     caller_arn: str | None,
     delay_ms: float,
     front_door: RequestContext,
+    account_rpm: int | None,
 ) -> None:
     """Run the emulator and the tenant's endpoint locally (127.0.0.1 only) until Ctrl-C."""
     from client.cache_admin import local_cache_path
@@ -132,7 +137,7 @@ def command(
             err=True,
         )
         raise SystemExit(1)
-    emulator, settings = _start_emulator(project, tenant_name, corpus_dir, emulator_port, delay_ms)
+    emulator, settings = _start_emulator(project, tenant_name, corpus_dir, emulator_port, delay_ms, account_rpm)
     child: subprocess.Popen | None = None
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _interrupt)
@@ -140,16 +145,20 @@ def command(
         caller_arn = caller_arn or default_caller(settings)  # vouched: the printed curl is answered
         url = f"http://127.0.0.1:{port}"
         cache_path = local_cache_path(env_name, tenant_name) if settings.cache is not None else None
+        quota_path = local_quota_path(env_name) if settings.quota is not None else None
         child = subprocess.Popen(
             [str(RUN_SH)],
-            env=endpoint_environment(settings, port, emulator.env, caller_arn, cache_path, front_door=front_door),
+            env=endpoint_environment(
+                settings, port, emulator.env, caller_arn, cache_path, front_door=front_door, quota_path=quota_path
+            ),
         )
         if not wait_ready(url, child):
             click.echo(f"the endpoint did not become ready on {url} (is port {port} free? try --port)", err=True)
             raise SystemExit(1)
         if front_door == "api_gateway":
             click.echo("Front door        api_gateway (API Gateway REST request context; a client-sent one is refused)")
-        _banner(Banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path))
+        banner = Banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path)
+        _banner(replace(banner, quota_path=quota_path, account_rpm=account_rpm))
         _serve_until_exit(child, project.tenants[tenant_name].agent, url, emulator.url, tenant_name, settings)
         click.echo(f"the endpoint exited with status {child.returncode}", err=True)
         raise SystemExit(1)
@@ -162,7 +171,12 @@ def command(
 
 
 def _start_emulator(
-    project: Project, tenant_name: str, corpus_dir: Path | None, emulator_port: int, delay_ms: float
+    project: Project,
+    tenant_name: str,
+    corpus_dir: Path | None,
+    emulator_port: int,
+    delay_ms: float,
+    account_rpm: int | None = None,
 ) -> tuple[EmulatorHandle, TenantSettings]:
     """The emulator over the corpus (every alias of the tenant served, empty if it has no folder),
     with the tenant's guardrail registered; exits with a message naming what to fix."""
@@ -174,7 +188,11 @@ def _start_emulator(
     aliases = [kb.alias for kb in project.tenants[tenant_name].knowledge_bases]
     try:
         emulator = start_emulator(
-            port=emulator_port, corpus_dir=corpus, delay_ms=delay_ms, empty_knowledge_bases=aliases
+            port=emulator_port,
+            corpus_dir=corpus,
+            delay_ms=delay_ms,
+            empty_knowledge_bases=aliases,
+            account_rpm=account_rpm,
         )
     except (CorpusError, OSError) as error:
         click.echo(f"cannot start the emulator on 127.0.0.1:{emulator_port}: {error}", err=True)
@@ -229,6 +247,8 @@ class Banner:
     settings: TenantSettings
     caller_arn: str
     cache_path: Path | None
+    quota_path: Path | None = None
+    account_rpm: int | None = None
 
 
 def _banner(b: Banner) -> None:
@@ -248,6 +268,8 @@ def _banner(b: Banner) -> None:
         click.echo(f"Conversations     on, memory {settings.memory.memory_id} ({ask_command(b.url)} --new-session ...)")
     cache_line = f"on, {b.cache_path} (akb cache stats --local --tenant {b.tenant_name})" if b.cache_path else "off"
     click.echo(f"Result cache      {cache_line}")
+    click.echo(share_line(settings.quota, b.quota_path))
+    click.echo(account_quota_line(b.account_rpm))
     click.echo("\nTry it (trace events arrive one by one):")
     click.echo(
         f"  curl -N -X POST {b.url}/v1/query -H 'content-type: application/json' \\\n"

@@ -36,7 +36,7 @@ def test_unmodified_boto3_finds_the_emulator_through_the_environment(emulator, m
 
 def test_akb_emulator_prints_how_to_connect_and_stops_on_ctrl_c():
     process = subprocess.Popen(
-        [sys.executable, "-m", "client", "emulator", "--port", "0", "--delay-ms", "0"],
+        [sys.executable, "-m", "client", "emulator", "--port", "0", "--delay-ms", "0", "--account-rpm", "300"],
         cwd=ROOT,
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.PIPE,
@@ -47,8 +47,9 @@ def test_akb_emulator_prints_how_to_connect_and_stops_on_ctrl_c():
         first = process.stdout.readline()
         assert first.startswith("Bedrock emulator listening on http://127.0.0.1:")
         url = first.split()[4]
-        lines = [process.stdout.readline() for _ in range(12)]
+        lines = [process.stdout.readline() for _ in range(13)]
         assert lines[-1].startswith("Ctrl-C")
+        assert lines[0].startswith("Account quota     300 AgenticRetrieveStream requests per minute")
         assert any(f"{ENDPOINT_ENV}={url}" in line for line in lines)
         process.send_signal(signal.SIGINT)
         assert process.wait(timeout=10) == 0
