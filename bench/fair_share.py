@@ -59,6 +59,13 @@ QUESTION = {"question": "How do I rotate an API key?", "mode": "agentic"}
 HEADING = "## Fair share of the agentic quota (bench/fair_share.py)"
 
 
+def machine() -> str:
+    """The heading of a result: date, cores, architecture, Python."""
+    return (
+        f"{dt.date.today()}: nproc {os.cpu_count()} (shared), {platform.machine()}, Python {platform.python_version()}"
+    )
+
+
 def free_port() -> int:
     with socket.socket() as sock:
         sock.bind(("127.0.0.1", 0))
@@ -241,7 +248,7 @@ def noisy(args: argparse.Namespace) -> str:
     share = args.account_rpm / 2
     rows = "\n".join(b_row(s, alone_p50) for s in (alone, on, off))
     notes = "\n".join(line for line in (a_line(on), a_line(off)) if line)
-    return f"""### {dt.date.today()}: nproc {os.cpu_count()} (shared), {platform.machine()}, Python {platform.python_version()}
+    return f"""### {machine()}
 
 Emulator with `--account-rpm {args.account_rpm}` ({args.delay_ms:g} ms between events), tenants A and B each
 guaranteed {share:g} agentic requests per minute (burst limit: the whole account); A sends {5 * share:g} a minute
@@ -254,7 +261,8 @@ B's success: HTTP 200 and a `done` without an error; time to first event measure
 
 {notes}
 
-Command: `PYTHONPATH=. .venv/bin/python bench/fair_share.py noisy --account-rpm {args.account_rpm} --seconds {args.seconds:g}`
+Command: `PYTHONPATH=. .venv/bin/python bench/fair_share.py noisy --account-rpm {args.account_rpm} \
+--seconds {args.seconds:g}`
 """
 
 
@@ -301,13 +309,17 @@ async def alternate(urls: dict[str, str], requests: int, warmup: int = 5) -> dic
 
 
 def dynamodb(args: argparse.Namespace) -> str:
-    quota = QuotaSettings.for_tenant("tenant-a", 6000, {"tenant-a": 3000, "tenant-b": 3000}, {"tenant-a": 6000, "tenant-b": 6000}, 10)
+    quota = QuotaSettings.for_tenant(
+        "tenant-a", 6000, {"tenant-a": 3000, "tenant-b": 3000}, {"tenant-a": 6000, "tenant-b": 6000}, 10
+    )
     with tempfile.TemporaryDirectory(prefix="akb-fair-share-") as tmp, moto_server() as moto:
         table, work = quota_table(moto), Path(tmp)
         dynamo = {"AKB_QUOTA_TABLE": table, "AWS_ENDPOINT_URL_DYNAMODB": moto}
         with start_emulator(port=0, delay_ms=0) as emulator, contextlib.ExitStack() as stack:
             urls = {
-                "without fair sharing": stack.enter_context(endpoint(settings_for("tenant-a", None), emulator.env, work / "off.log")),
+                "without fair sharing": stack.enter_context(
+                    endpoint(settings_for("tenant-a", None), emulator.env, work / "off.log")
+                ),
                 "fair sharing on DynamoDB (moto)": stack.enter_context(
                     endpoint(settings_for("tenant-a", quota), emulator.env, work / "on.log", **dynamo)
                 ),
@@ -317,9 +329,10 @@ def dynamodb(args: argparse.Namespace) -> str:
         trips = emf_values(work / "on.log", "QuotaRoundTrips")[5:]
     base, with_quota = (statistics.median(values) for values in ttfe.values())
     rows = "\n".join(
-        f"| {name} | {len(values)} | {statistics.median(values):.1f} / {percentile(values, 95):.1f} |" for name, values in ttfe.items()
+        f"| {name} | {len(values)} | {statistics.median(values):.1f} / {percentile(values, 95):.1f} |"
+        for name, values in ttfe.items()
     )
-    return f"""### {dt.date.today()}: nproc {os.cpu_count()} (shared), {platform.machine()}, Python {platform.python_version()}
+    return f"""### {machine()}
 
 Two endpoint processes (lambdas/run.sh) against one emulator (0 ms between events), {args.requests} sequential agentic
 requests each, alternating (after 5 warm-up requests each); fair sharing's buckets in moto's DynamoDB server (its own

@@ -5,7 +5,8 @@ On for every tenant while the environment's `quota.fair_share` is on. Builds, on
 the fair-share row and alarms of the environment dashboard (monitoring/quota_monitoring.py). Per tenant
 it hands the endpoint its share (QuotaSettings: the shares of every tenant of the environment decide the
 reserve, schema/quota_shares.py) and the table's name, the endpoint role its own item and the shared
-one (policies/quota_access.py), and the tenant dashboard its row (monitoring/quota_row.py). The tenant stacks derive the table's name and ARN (no cross-stack export).
+one (policies/quota_access.py), and the tenant dashboard its row (monitoring/quota_row.py). The tenant
+stacks derive the table's name and ARN (no cross-stack export).
 """
 
 from __future__ import annotations
@@ -84,7 +85,9 @@ class QuotaFeature(TenantFeature[QuotaTableRef]):
         from aws_cdk import Stack
 
         name = quota_table_name(ctx.tenant.env_name)
-        return QuotaTableRef(name, Stack.of(ctx.scope).format_arn(service="dynamodb", resource="table", resource_name=name))
+        return QuotaTableRef(
+            name, Stack.of(ctx.scope).format_arn(service="dynamodb", resource="table", resource_name=name)
+        )
 
     def ref(self, built: QuotaTableRef) -> FeatureRef:
         return FeatureRef(id=built.name, arn=built.arn)  # the name is a literal

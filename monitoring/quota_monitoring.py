@@ -142,21 +142,33 @@ def _widgets(guaranteed: Mapping[str, float], quota: AccountQuota) -> list[cloud
         for tenant in guaranteed
         for name, word in ((names.QUOTA_BORROWED, "borrowed"), (names.QUOTA_DEGRADED, "degraded"))
     ] + [
-        EndpointMetrics(tenant).metric(names.ERRORS, error_code=QUOTA_ERROR, period=QUOTA_PERIOD, label=f"{tenant} refused")
+        EndpointMetrics(tenant).metric(
+            names.ERRORS, error_code=QUOTA_ERROR, period=QUOTA_PERIOD, label=f"{tenant} refused"
+        )
         for tenant in guaranteed
     ]
     health = [
         m
         for tenant in guaranteed
         for m in (
-            EndpointMetrics(tenant).metric(names.QUOTA_ROUND_TRIPS, statistic="Average", period=QUOTA_PERIOD, label=f"{tenant} round trips / decision"),
+            EndpointMetrics(tenant).metric(
+                names.QUOTA_ROUND_TRIPS,
+                statistic="Average",
+                period=QUOTA_PERIOD,
+                label=f"{tenant} round trips / decision",
+            ),
             EndpointMetrics(tenant).metric(names.QUOTA_FALLBACK, period=QUOTA_PERIOD, label=f"{tenant} fallbacks"),
         )
     ]
     total = tenants_sum_per_minute(list(guaranteed), names.QUOTA_ADMITTED, "admitted / minute (all tenants)")
     account = quota.agentic_requests_per_minute
     return [
-        graph("Admitted, % of guaranteed share", percent, lines=[("alarm", quota.tenant_alarm_percent)], period=QUOTA_PERIOD),
+        graph(
+            "Admitted, % of guaranteed share",
+            percent,
+            lines=[("alarm", quota.tenant_alarm_percent)],
+            period=QUOTA_PERIOD,
+        ),
         graph("Borrowed, degraded, refused / minute", over_share, period=QUOTA_PERIOD, width=NARROW),
         graph(
             "Account: admitted / minute",

@@ -25,7 +25,9 @@ guarantee means the share is too small; fallbacks mean the quota table is unreac
 
 
 def quota_row(tenant: str, guaranteed: float, burst: float) -> DashboardRow:
-    return DashboardRow(QUOTA, lambda _thresholds: quota_widgets(EndpointMetrics(tenant), guaranteed, burst), placement="usage")
+    return DashboardRow(
+        QUOTA, lambda _thresholds: quota_widgets(EndpointMetrics(tenant), guaranteed, burst), placement="usage"
+    )
 
 
 def quota_widgets(m: EndpointMetrics, guaranteed: float, burst: float) -> list[cloudwatch.IWidget]:

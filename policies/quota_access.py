@@ -39,6 +39,8 @@ def quota_statements(access: QuotaAccess) -> list[Statement]:
         return {"ForAllValues:StringEquals": {"dynamodb:LeadingKeys": [item]}, **IN_A_TRANSACTION}
 
     return [
-        allow("TakeTokensFromThisTenantsQuotaBuckets", ACTIONS, access.table_arn, only(quota_tenant_item(access.tenant))),
+        allow(
+            "TakeTokensFromThisTenantsQuotaBuckets", ACTIONS, access.table_arn, only(quota_tenant_item(access.tenant))
+        ),
         allow("TakeTokensFromTheAccountsSharedQuotaBucket", ACTIONS, access.table_arn, only(QUOTA_ACCOUNT_ITEM)),
     ]

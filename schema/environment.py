@@ -231,4 +231,5 @@ class Environment(StrictModel):
         None, description="Moved: set quota.agentic_requests_per_minute instead."
     )
 
+
 __all__ = ["LOG_RETENTION_DAYS", "Environment", "Name"]

@@ -60,7 +60,8 @@ def share_problems(
     guaranteed = {name: share.guaranteed for name, share in shares.items() if share.explicit}
     if sum(guaranteed.values()) > account:
         listed = ", ".join(
-            f"{name} {value:g} ({tenants_dir / f'{name}.yaml'}: {GUARANTEE_FIELD})" for name, value in guaranteed.items()
+            f"{name} {value:g} ({tenants_dir / f'{name}.yaml'}: {GUARANTEE_FIELD})"
+            for name, value in guaranteed.items()
         )
         problems.append(
             Problem(

@@ -22,7 +22,10 @@ DEFAULT_BURST_SECONDS = 10.0
 
 class AccountQuota:
     def __init__(
-        self, per_minute: float, burst_seconds: float = DEFAULT_BURST_SECONDS, clock: Callable[[], float] = time.monotonic
+        self,
+        per_minute: float,
+        burst_seconds: float = DEFAULT_BURST_SECONDS,
+        clock: Callable[[], float] = time.monotonic,
     ) -> None:
         if per_minute <= 0:
             raise ValueError("the account quota must be a positive number of requests per minute")
@@ -48,7 +51,8 @@ class AccountQuota:
                 return None
             self.throttled += 1
         return ServiceError(
-            "ThrottlingException", f"Rate exceeded: the account's {self.per_minute:g} AgenticRetrieveStream requests per minute"
+            "ThrottlingException",
+            f"Rate exceeded: the account's {self.per_minute:g} AgenticRetrieveStream requests per minute",
         )
 
     def snapshot(self) -> dict[str, float]:

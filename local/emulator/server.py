@@ -24,8 +24,8 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
-from local.emulator.agent_runtime import INVOKE_AGENT_PATH, Agents, Orchestration, emulator_client
 from local.emulator.account_quota import AccountQuota
+from local.emulator.agent_runtime import INVOKE_AGENT_PATH, Agents, Orchestration, emulator_client
 from local.emulator.agentic_stream import AgenticRun
 from local.emulator.corpus import KnowledgeBase
 from local.emulator.faults import Faults

@@ -22,8 +22,8 @@ from cdk_constructs.nag_checks import acknowledge, enable_nag
 from contract import log_fields
 from contract import metric_names as names
 from monitoring.cache_row import cache_row
-from monitoring.quota_row import quota_row
 from monitoring.metric_catalogue import EndpointMetrics
+from monitoring.quota_row import quota_row
 from monitoring.saved_queries import REQUEST_ID_PLACEHOLDER
 from monitoring.tenant_observability import TenantObservability
 from schema import load_project

@@ -43,7 +43,10 @@ def test_guarantees_above_the_account_name_each_tenants_number_file_and_field(co
 
 def test_a_burst_below_the_guarantee_or_above_the_account_is_refused_in_the_tenants_file(config_copy):
     acme = config_copy.edit("tenants", "acme", lambda t: t["quota"].update(burst_requests_per_minute=100))
-    assert any(p.startswith(f"{acme}: quota:") and "below guaranteed_requests_per_minute (120)" in p for p in _problems(config_copy))
+    assert any(
+        p.startswith(f"{acme}: quota:") and "below guaranteed_requests_per_minute (120)" in p
+        for p in _problems(config_copy)
+    )
     acme = config_copy.edit("tenants", "acme", lambda t: t["quota"].update(burst_requests_per_minute=900))
     assert any(p.startswith(f"{acme}: quota.burst_requests_per_minute: 900 is above") for p in _problems(config_copy))
 
@@ -51,7 +54,9 @@ def test_a_burst_below_the_guarantee_or_above_the_account_is_refused_in_the_tena
 def test_a_tenant_left_with_nothing_is_refused_unless_it_asks_for_best_effort(config_copy):
     env = config_copy.edit("tenants", "acme", lambda t: t["quota"].update(guaranteed_requests_per_minute=300))
     env = config_copy.path("environments", "dev")
-    assert any(p.startswith(f"{env}: quota.agentic_requests_per_minute: tenants globex set no") for p in _problems(config_copy))
+    assert any(
+        p.startswith(f"{env}: quota.agentic_requests_per_minute: tenants globex set no") for p in _problems(config_copy)
+    )
     config_copy.edit("tenants", "globex", lambda t: t.update(quota={"guaranteed_requests_per_minute": 0}))
     project = load_project(config_copy.root, "dev")
     assert tenant_shares(project.environment, project.tenants)["globex"].guaranteed == 0
@@ -60,4 +65,7 @@ def test_a_tenant_left_with_nothing_is_refused_unless_it_asks_for_best_effort(co
 def test_the_old_quota_field_says_where_it_moved(config_copy):
     env = config_copy.edit("environments", "dev", lambda e: e.update(bedrock_quota_per_minute=600))
     [problem] = [p for p in _problems(config_copy) if "bedrock_quota_per_minute" in p]
-    assert problem.startswith(f"{env}: bedrock_quota_per_minute:") and "quota: {agentic_requests_per_minute: 600}" in problem
+    assert (
+        problem.startswith(f"{env}: bedrock_quota_per_minute:")
+        and "quota: {agentic_requests_per_minute: 600}" in problem
+    )

@@ -96,7 +96,8 @@ class SqliteBuckets:
                 connection.execute("ROLLBACK")
                 return Applied(False, {item: stored.get(item, {}) for item in failed})
             connection.executemany(
-                "INSERT INTO buckets VALUES (?, ?, ?) ON CONFLICT(item, attribute) DO UPDATE SET full_at = excluded.full_at",
+                "INSERT INTO buckets VALUES (?, ?, ?) "
+                "ON CONFLICT(item, attribute) DO UPDATE SET full_at = excluded.full_at",
                 [(u.item, u.attribute, u.written(stored.get(u.item, {}).get(u.attribute))) for u in updates],
             )
             connection.execute("COMMIT")

@@ -107,7 +107,7 @@ def retry_after(seconds: float) -> int:
 
 
 def _pause(attempt: int) -> None:
-    time.sleep(random.uniform(0, 0.005 * 2**attempt))  # noqa: S311 - jitter, not a secret
+    time.sleep(random.uniform(0, 0.005 * 2**attempt))
 
 
 class FairShare:
@@ -163,7 +163,9 @@ class FairShare:
             self._remember_observed(applied.observed)
             if applied.conflict:
                 self._pause(attempt)
-        return self._fallback(started, f"the quota table stayed contended for {self._max_attempts} attempts", self._max_attempts)
+        return self._fallback(
+            started, f"the quota table stayed contended for {self._max_attempts} attempts", self._max_attempts
+        )
 
     def _choose(self, now: float) -> _Choice:
         g, b, a = self.guaranteed, self.borrowed, self.account

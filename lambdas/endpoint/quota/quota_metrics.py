@@ -31,7 +31,5 @@ def document(tenant: str, correlation_id: str, use: QuotaUse, degraded: str | No
     return metrics.serialize_metric_set()
 
 
-def emit(
-    tenant: str, correlation_id: str, use: QuotaUse, degraded: str | None, write: Callable[[str], None]
-) -> None:
+def emit(tenant: str, correlation_id: str, use: QuotaUse, degraded: str | None, write: Callable[[str], None]) -> None:
     write(json.dumps(document(tenant, correlation_id, use, degraded), separators=(",", ":")))

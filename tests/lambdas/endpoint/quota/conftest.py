@@ -58,9 +58,7 @@ def shares(
 ) -> dict[str, QuotaSettings]:
     """Every tenant's QuotaSettings (burst defaults to the whole account), as the stack renders them."""
     bursts: dict[str, float] = {name: account for name in guaranteed} | dict(burst or {})
-    return {
-        name: QuotaSettings.for_tenant(name, account, guaranteed, bursts, burst_seconds) for name in guaranteed
-    }
+    return {name: QuotaSettings.for_tenant(name, account, guaranteed, bursts, burst_seconds) for name in guaranteed}
 
 
 def run(schedule: Mapping[str, float], seconds: float, admit: Mapping[str, Callable[[], Any]], clock: Clock) -> dict:

@@ -68,5 +68,5 @@ def test_a_missing_table_or_an_unreachable_server_is_unavailable_not_a_refusal(q
 
 def test_an_unopenable_sqlite_file_is_unavailable(tmp_path):
     (tmp_path / "quota.sqlite3").mkdir()  # a directory where the file should be
-    with pytest.raises(BucketStoreUnavailable, match="quota.sqlite3"):
+    with pytest.raises(BucketStoreUnavailable, match=r"quota\.sqlite3"):
         SqliteBuckets(tmp_path / "quota.sqlite3").apply([reset("account", "fullAt")])
