@@ -31,7 +31,6 @@ import datetime as dt
 import json
 import os
 import platform
-import socket
 import statistics
 import subprocess
 import sys
@@ -49,6 +48,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.results_file import append_result  # noqa: E402
+from bench.robustness import free_port, percentile  # noqa: E402
 from client.commands.local import RUN_SH, endpoint_environment  # noqa: E402
 from client.local_processes import stop, wait_ready  # noqa: E402
 from contract.settings import QuotaSettings, Retriever, TenantSettings  # noqa: E402
@@ -64,19 +64,6 @@ def machine() -> str:
     return (
         f"{dt.date.today()}: nproc {os.cpu_count()} (shared), {platform.machine()}, Python {platform.python_version()}"
     )
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def percentile(values: list[float], q: float) -> float:
-    if not values:
-        return float("nan")
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
 def settings_for(tenant: str, quota: QuotaSettings | None) -> TenantSettings:

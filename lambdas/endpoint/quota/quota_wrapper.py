@@ -79,8 +79,10 @@ class FairShareSource:
             return QuotaUpstream(self._inner.open(policy), use)
         plan = self._plan
         if plan.query.mode == "auto":
-            trace = _degraded_trace(plan, admission)
-            return QuotaUpstream(plan.source("retrieve").open(policy), use, first=trace, degraded="quota")
+            from lambdas.endpoint.modes.auto import RoutedUpstream  # the Routing trace, then the path taken
+
+            routed = RoutedUpstream("retrieve", _degraded_trace(plan, admission), plan.source("retrieve").open(policy))
+            return QuotaUpstream(routed, use, degraded="quota")
         raise _refusal(plan, admission)
 
 
@@ -119,25 +121,19 @@ def _refusal(plan: Plan, admission: Admission) -> ApiError:
 
 
 class QuotaUpstream:
-    """The inner upstream, maybe after a first event of its own; its stats say how fair sharing decided."""
+    """The inner upstream as is; its stats say how fair sharing decided (and why a lesser path answered)."""
 
-    def __init__(
-        self, inner: Upstream, use: QuotaUse, *, first: TraceEvent | None = None, degraded: str | None = None
-    ) -> None:
+    def __init__(self, inner: Upstream, use: QuotaUse, *, degraded: str | None = None) -> None:
         self._inner = inner
         self._use = use
-        self._first = first
         self._degraded = degraded
 
     def __iter__(self) -> Iterator[Event]:
-        if self._first is not None:
-            yield self._first
-        yield from self._inner
+        return iter(self._inner)
 
     def close(self) -> None:
         self._inner.close()
 
     @property
     def stats(self) -> RunStats:
-        stats = replace(self._inner.stats, quota=self._use)
-        return replace(stats, degraded=self._degraded, mode="retrieve") if self._degraded else stats
+        return replace(self._inner.stats, quota=self._use, degraded=self._degraded)

@@ -7,7 +7,6 @@ BatchWriteItem) runs through the real boto3 client and botocore's wire protocol 
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -16,35 +15,22 @@ import pytest
 
 from cdk_constructs.cache_table import PARTITION_KEY, SORT_KEY
 from lambdas.endpoint.cache.dynamodb_store import TTL_ATTRIBUTE
+from tests.dynamodb_server import dynamodb_client, moto_server
 
 
 @pytest.fixture(scope="session")
 def dynamodb_server() -> Iterator[str]:
     """moto's server on 127.0.0.1 (a free port), for the whole session; yields its URL."""
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        yield f"http://127.0.0.1:{server._server.server_port}"
-    finally:
-        server.stop()
+    with moto_server() as url:
+        yield url
 
 
 @pytest.fixture
 def cache_table(dynamodb_server) -> Callable[[], tuple[Any, str]]:
     """Factory: (boto3 DynamoDB client, name of a new table shaped like the stack's CacheTable)."""
-    import boto3
 
     def make() -> tuple[Any, str]:
-        client = boto3.client(
-            "dynamodb",
-            endpoint_url=dynamodb_server,
-            region_name="us-west-2",
-            aws_access_key_id="x",
-            aws_secret_access_key="x",  # the local test server checks no signature
-        )
+        client = dynamodb_client(dynamodb_server)
         name = f"akb-test-{uuid.uuid4().hex[:8]}-cache"
         client.create_table(
             TableName=name,

@@ -76,3 +76,16 @@ def test_bedrock_throttling_is_still_retried_and_takes_no_second_token(emulator)
     assert response.status_code == 200 and frames[-1].data["stopReason"] in ("complete", "partial", "iteration_limit")
     assert len(sent_bodies(emulator)) == 2  # Bedrock's ThrottlingException, then the retry
     assert metric_values(endpoint, "QuotaRoundTrips") == [1]
+
+
+def test_a_degraded_answer_is_never_stored_in_the_result_cache(emulator):
+    from tests.lambdas.endpoint.cache.conftest import cached_service
+
+    quota = shares({"acme": 6, "globex": 294}, burst={"acme": 6}, burst_seconds=1)["acme"]
+    settings, cache = cached_service(emulator, quota=quota)
+    wrapper = FairShareWrapper(FairShare("acme", quota, SqliteBuckets(":memory:")))
+    with start_endpoint(emulator, settings, cache=cache, wrappers=[wrapper]) as endpoint:
+        ask(endpoint, AGENTIC)  # the one token
+        outcomes = [ask(endpoint, AUTO)[1][-1].data for _ in range(2)]
+    assert [done["degraded"] for done in outcomes] == ["quota", "quota"]
+    assert [done["cache"] for done in outcomes] == ["miss", "miss"]  # the first was not stored
