@@ -11,7 +11,7 @@ import yaml
 from client.commands.local import endpoint_environment
 from client.local_settings import tenant_settings
 from contract.env_vars import QUOTA_PATH
-from lambdas.endpoint.quota.bucket_store import SqliteBuckets
+from lambdas.endpoint.quota.sqlite_buckets import SqliteBuckets
 from local.emulator import kb_id_for
 from schema import load_project
 from tests.client.akb_local_process import akb_local, free_port

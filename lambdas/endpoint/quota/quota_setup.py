@@ -16,7 +16,7 @@ from contract.env_vars import QUOTA_PATH as PATH_ENV
 from contract.env_vars import QUOTA_TABLE as TABLE_ENV
 from contract.settings import TenantSettings
 from lambdas.endpoint.logs import logger
-from lambdas.endpoint.quota.bucket_store import BucketStore, SqliteBuckets
+from lambdas.endpoint.quota.bucket_store import BucketStore
 from lambdas.endpoint.quota.fair_share import FairShare
 from lambdas.endpoint.quota.quota_wrapper import FairShareWrapper
 
@@ -27,6 +27,8 @@ def bucket_store_from_environment(env: Mapping[str, str]) -> BucketStore | None:
 
         return DynamoDbBuckets(dynamodb_client_factory(env.get("AWS_REGION") or None), env[TABLE_ENV])
     if env.get(PATH_ENV):
+        from lambdas.endpoint.quota.sqlite_buckets import SqliteBuckets  # sqlite3 loads only under akb local
+
         return SqliteBuckets(env[PATH_ENV])
     return None
 

@@ -9,8 +9,9 @@ from typing import Any
 import pytest
 
 from contract.settings import QuotaSettings
-from lambdas.endpoint.quota.bucket_store import BucketStore, SqliteBuckets
+from lambdas.endpoint.quota.bucket_store import BucketStore
 from lambdas.endpoint.quota.dynamodb_buckets import DynamoDbBuckets
+from lambdas.endpoint.quota.sqlite_buckets import SqliteBuckets
 from tests.dynamodb_server import create_quota_table, dynamodb_client, moto_server
 
 START = 1_800_000_000.0

@@ -7,8 +7,9 @@ from __future__ import annotations
 
 import pytest
 
-from lambdas.endpoint.quota.bucket_store import BucketStoreUnavailable, SqliteBuckets
+from lambdas.endpoint.quota.bucket_store import BucketStoreUnavailable
 from lambdas.endpoint.quota.dynamodb_buckets import DynamoDbBuckets
+from lambdas.endpoint.quota.sqlite_buckets import SqliteBuckets
 from lambdas.endpoint.quota.token_buckets import BucketUpdate
 from tests.dynamodb_server import create_quota_table, dynamodb_client
 from tests.lambdas.endpoint.quota.conftest import START

@@ -10,9 +10,10 @@ from collections import Counter
 
 import pytest
 
-from lambdas.endpoint.quota.bucket_store import Applied, BucketStoreUnavailable, SqliteBuckets
+from lambdas.endpoint.quota.bucket_store import Applied, BucketStoreUnavailable
 from lambdas.endpoint.quota.dynamodb_buckets import DynamoDbBuckets
 from lambdas.endpoint.quota.fair_share import FairShare
+from lambdas.endpoint.quota.sqlite_buckets import SqliteBuckets
 from tests.dynamodb_server import create_quota_table, dynamodb_client
 from tests.lambdas.endpoint.quota.conftest import Clock, run, shares
 

@@ -8,9 +8,9 @@ from __future__ import annotations
 
 import json
 
-from lambdas.endpoint.quota.bucket_store import SqliteBuckets
 from lambdas.endpoint.quota.fair_share import FairShare
 from lambdas.endpoint.quota.quota_wrapper import FairShareWrapper
+from lambdas.endpoint.quota.sqlite_buckets import SqliteBuckets
 from tests.endpoint_server import start_endpoint, tenant_settings
 from tests.lambdas.endpoint.conftest import sent_bodies
 from tests.lambdas.endpoint.quota.conftest import shares
