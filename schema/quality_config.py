@@ -24,7 +24,7 @@ from contract.enums import Mode
 from schema.canary_config import Canary
 from schema.common import Name, StrictModel, unique
 from schema.config_errors import Problem
-from schema.eval_dataset import DatasetError, EvalItem, load_dataset
+from schema.eval_dataset import DatasetError, EvalItem, load_dataset, read_lines, scan_lines
 from schema.yaml_files import available
 
 if TYPE_CHECKING:
@@ -209,10 +209,18 @@ def golden_set_problems(config_dir: Path, tenant_file: Path, quality: Quality, a
     if not path.is_file():
         return [Problem(str(tenant_file), GOLDEN_SET_FIELD, f"no file {path}: write the golden set there")]
     try:
-        items = load_dataset(path)
+        items, problems = scan_lines(read_lines(path), str(path))
     except DatasetError as error:
-        return [Problem(str(tenant_file), GOLDEN_SET_FIELD, line) for line in error.problems]
-    return [Problem(str(tenant_file), GOLDEN_SET_FIELD, line) for line in alias_problems(path, items, aliases)]
+        items, problems = [], error.problems
+    problems = sorted([*problems, *alias_problems(path, items, aliases)], key=_line_order)
+    return [Problem(str(tenant_file), GOLDEN_SET_FIELD, line) for line in problems]
+
+
+def _line_order(problem: str) -> int:
+    """`file:N: ...` sorts by N (the file's own problems, without a line, first)."""
+    _, _, rest = problem.partition(".jsonl:")
+    number = rest.split(":", 1)[0]
+    return int(number) if number.isdigit() else 0
 
 
 def alias_problems(path: Path, items: Sequence[EvalItem], aliases: Sequence[str]) -> list[str]:
