@@ -106,9 +106,9 @@ BEDROCK_SERIES: dict[tuple[str, str | None], tuple[str, ...]] = {
 # PutMetricData in a namespace of their own, so the gate's role may publish there and nowhere else
 # (`cloudwatch:namespace` condition: ledger, the quality gate). One datum per figure and checked mode.
 QUALITY_NAMESPACE = "AgenticRetrieval/QualityGate"
-ENVIRONMENT_DIMENSION = "Environment"
-MODE_DIMENSION = "Mode"
-QUALITY_DIMENSIONS = (ENVIRONMENT_DIMENSION, TENANT_DIMENSION, MODE_DIMENSION)
+QUALITY_ENVIRONMENT_DIMENSION = "Environment"
+QUALITY_MODE_DIMENSION = "Mode"
+QUALITY_DIMENSIONS = (QUALITY_ENVIRONMENT_DIMENSION, TENANT_DIMENSION, QUALITY_MODE_DIMENSION)
 QUALITY_RECALL_AT_5 = "Recall5"
 QUALITY_MRR = "MRR"
 QUALITY_COMPLETE_RATE = "CompleteRate"

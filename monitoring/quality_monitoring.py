@@ -41,9 +41,9 @@ def quality_contributions(env_name: str, tenant: str, quality: Quality, period_s
             namespace=names.QUALITY_NAMESPACE,
             metric_name=name,
             dimensions_map={
-                names.ENVIRONMENT_DIMENSION: env_name,
+                names.QUALITY_ENVIRONMENT_DIMENSION: env_name,
                 names.TENANT_DIMENSION: tenant,
-                names.MODE_DIMENSION: mode,
+                names.QUALITY_MODE_DIMENSION: mode,
             },
             statistic=statistic,
             period=Duration.seconds(period_seconds),
