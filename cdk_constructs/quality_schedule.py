@@ -37,8 +37,9 @@ from cdk_constructs.log_group import log_group
 from cdk_constructs.nag_checks import acknowledge, acknowledge_wildcards, wildcard_findings
 from contract.resource_names import quality_gate_project_name, quality_gate_role_name
 from policies.document import document
-from policies.quality_gate_role import WILDCARD_REASONS, GatedTenant, GateScope, gate_statements
+from policies.quality_gate_role import WILDCARD_REASONS, GateScope, gate_statements
 from schema import Environment
+from schema.quality_pipeline import GatedTenant
 
 REPO_ROOT = Path(__file__).resolve().parent.parent
 # What `akb eval --gate` imports (client/, the packages it reads, the runner's routing constant in lambdas/), and
@@ -148,7 +149,9 @@ class QualitySchedule(Construct):
     def _build_gate_role(self) -> iam.Role:
         p = self.props
         scope = GateScope(cdk.Aws.PARTITION, cdk.Aws.REGION, cdk.Aws.ACCOUNT_ID, p.env_name)
-        self.gate_policy = document(gate_statements(scope, [GatedTenant(p.tenant_name)], promote=False))
+        self.gate_policy = document(
+            gate_statements(scope, [GatedTenant(p.tenant_name, p.session_name, uses_api=False)], promote=False)
+        )
         trust = iam.ArnPrincipal(self.project_role.role_arn).with_conditions(
             {"StringEquals": {"sts:RoleSessionName": p.session_name}}  # the canary's session name only
         )

@@ -21,9 +21,11 @@ from contract.settings import TenantSettings
 from features.review_context import why_wildcards
 from features.tenant_feature import BuildContext, EndpointInputs, FeatureRef, TenantFeature, TenantScope
 from policies.document import document
-from policies.quality_gate_role import WILDCARD_REASONS, GatedTenant, GateScope, gate_role_trust, gate_statements
+from policies.quality_gate_role import WILDCARD_REASONS, GateScope, gate_role_trust, gate_statements
 from schema import Environment, Tenant
+from schema.front_door_checks import tenant_front_door
 from schema.quality_config import SCHEDULE_RATES, SCHEDULE_SECONDS, gate_identity
+from schema.quality_pipeline import GatedTenant
 
 if TYPE_CHECKING:
     from cdk_constructs.quality_schedule import QualitySchedule
@@ -89,8 +91,12 @@ class QualityFeature(TenantFeature[QualityParts]):
         return FeatureRef(id=name, arn=f"arn:{review.partition}:iam::{review.account}:role/{name}")
 
     def endpoint_settings(self, inputs: EndpointInputs, settings: TenantSettings) -> TenantSettings:
+        """The environment's gate role (the pipeline's) and the scheduled gate's role ask as the canary."""
         ref = inputs.refs.get(self.name)
-        return vouch_for(settings, inputs.scope.tenant.user_context, ref.arn) if ref is not None else settings
+        roles = [inputs.scope.environment.quality_gate_role_arn, ref.arn if ref is not None else None]
+        for role in roles:
+            settings = vouch_for(settings, inputs.scope.tenant.user_context, role) if role else settings
+        return settings
 
     def observability(self, ctx: BuildContext, built: QualityParts) -> list[Contribution]:
         from monitoring.quality_monitoring import quality_contributions
@@ -102,18 +108,32 @@ class QualityFeature(TenantFeature[QualityParts]):
         return quality_contributions(scope.env_name, scope.tenant_name, quality, period or DEFAULT_PERIOD_SECONDS)
 
     def review(self, review: ReviewContext) -> dict[str, Any]:
-        """The scheduled gate's role (policy and trust) where this environment schedules the gate."""
+        """How the gate asks this tenant: the environment's gate role (the pipeline's) and, where this environment
+        schedules the gate, the scheduled gate's role — each role's statements for this tenant, and its trust."""
         scope = review.scope
-        if not scheduled(scope):
-            return {}
+        tenant = scope.tenant
+        session = gate_identity(tenant.user_context, tenant.canary).session_name
         gate_scope = GateScope(review.partition, review.region, review.account, scope.env_name)
-        policy = document(gate_statements(gate_scope, [GatedTenant(scope.tenant_name)], promote=False))
-        session = gate_identity(scope.tenant.user_context, scope.tenant.canary).session_name
-        return {
-            "quality_gate": {
-                "scheduled_gate_role": quality_gate_role_name(scope.env_name, scope.tenant_name),
-                "scheduled_gate_role_policy": policy,
-                "scheduled_gate_role_trust": gate_role_trust(review.role("quality-gate-project-role"), [session]),
-                "why_wildcards": why_wildcards(policy, WILDCARD_REASONS),
-            }
-        }
+        target = [GatedTenant(scope.tenant_name, session, tenant_front_door(scope.environment, tenant).uses_api)]
+        section: dict[str, Any] = {"asks_as": _asks_as(tenant.user_context, session, tenant.canary)}
+        if scope.environment.quality_gate_role_arn:
+            policy = document(gate_statements(gate_scope, target, promote=True))
+            section["gate_role"] = scope.environment.quality_gate_role_arn
+            section["gate_role_statements_for_this_tenant"] = policy
+        if scheduled(scope):
+            policy = document(gate_statements(gate_scope, target, promote=False))
+            section["scheduled_gate_role"] = quality_gate_role_name(scope.env_name, scope.tenant_name)
+            section["scheduled_gate_role_policy"] = policy
+            section["scheduled_gate_role_trust"] = gate_role_trust(review.role("quality-gate-project-role"), [session])
+        section["why_wildcards"] = why_wildcards(
+            document(gate_statements(gate_scope, target, promote=True)), WILDCARD_REASONS
+        )
+        return {"quality_gate": section}
+
+
+def _asks_as(user_context: str, session: str, canary: Any) -> str:
+    if user_context == "trusted":
+        return f"a trusted caller naming the canary user {canary.user_id if canary else '(none)'}"
+    if user_context == "caller":
+        return f"the role session '{session}' (its trust policy pins the name; the endpoint takes it as the user id)"
+    return "the gate role itself (user_context none: no user id)"

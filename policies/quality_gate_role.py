@@ -21,6 +21,7 @@ from contract.metric_names import QUALITY_NAMESPACE
 from contract.resource_names import QUALITY_BASELINE_KEY, endpoint_function_name, parameter_name
 from policies.document import PolicyDocument, Statement, allow, document
 from policies.invoker import AUTH_TYPE
+from schema.quality_pipeline import GatedTenant
 
 URL_KEY = "endpoint/url"  # the parameter client/endpoint_url.py reads
 WILDCARD_REASONS = {
@@ -48,14 +49,6 @@ class GateScope:
     def parameter_arn(self, tenant: str, key: str) -> str:
         # A hierarchical name's ARN is `parameter` + the name (aws-cdk-lib aws-ssm arnForParameterName).
         return self.arn("ssm", "parameter" + parameter_name(self.env_name, tenant, key))
-
-
-@dataclass(frozen=True)
-class GatedTenant:
-    """A tenant the gate asks: its name and whether its front door is an API (else its function URL)."""
-
-    name: str
-    uses_api: bool = False
 
 
 def gate_statements(scope: GateScope, tenants: Sequence[GatedTenant], *, promote: bool) -> list[Statement]:
@@ -125,21 +118,14 @@ def main(argv: list[str] | None = None) -> None:
     parser.add_argument("--pipeline-account", default="<pipeline-account>", help="The tooling account that assumes it.")
     args = parser.parse_args(argv)
     from schema import load_project
-    from schema.front_door_checks import tenant_front_door
-    from schema.quality_config import gate_identity
+    from schema.quality_pipeline import gated_tenants
 
     project = load_project(args.config, args.env)
-    gated = {name: tenant for name, tenant in project.tenants.items() if tenant.quality is not None}
-    environment = project.environment
+    environment, tenants = project.environment, gated_tenants(project)
     scope = GateScope(args.partition, environment.region, environment.account or "<account>", args.env)
-    tenants = [GatedTenant(name, tenant_front_door(environment, t).uses_api) for name, t in gated.items()]
-    sessions = [gate_identity(t.user_context, t.canary).session_name for t in gated.values()]
     principal = f"arn:{args.partition}:iam::{args.pipeline_account}:root"
-    print(
-        json.dumps(
-            {"policy": gate_role_policy(scope, tenants), "trust": gate_role_trust(principal, sessions)}, indent=2
-        )
-    )
+    trust = gate_role_trust(principal, [tenant.session_name for tenant in tenants])
+    print(json.dumps({"policy": gate_role_policy(scope, tenants), "trust": trust}, indent=2))
 
 
 if __name__ == "__main__":

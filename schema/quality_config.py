@@ -153,6 +153,11 @@ def check_gate_identity(quality: Quality, user_context: str, canary: Canary | No
             f"quality.schedule needs canary.user_id with user_context {user_context}: the scheduled gate asks as that "
             "user (docs/evaluation.md, The quality gate)"
         )
+    if user_context == "trusted" and canary is None:
+        raise ValueError(
+            "quality: with user_context trusted needs canary.user_id: the gate is a trusted caller, and a trusted "
+            "caller must name the end user it asks for (docs/security.md)"
+        )
     if user_context == "caller" and canary is not None and not SESSION_NAME.fullmatch(canary.user_id):
         raise ValueError(
             f"canary.user_id '{canary.user_id}' cannot be a role session name (2-64 letters, digits and _+=,.@-): with "

@@ -24,7 +24,11 @@ def metric_data(result: GateResult, env_name: str, tenant: str) -> list[dict[str
     }
 
     def dimensions(mode: str) -> list[dict[str, str]]:
-        values = {names.QUALITY_ENVIRONMENT_DIMENSION: env_name, names.TENANT_DIMENSION: tenant, names.QUALITY_MODE_DIMENSION: mode}
+        values = {
+            names.QUALITY_ENVIRONMENT_DIMENSION: env_name,
+            names.TENANT_DIMENSION: tenant,
+            names.QUALITY_MODE_DIMENSION: mode,
+        }
         return [{"Name": name, "Value": values[name]} for name in names.QUALITY_DIMENSIONS]
 
     for check in result.checks:

@@ -12,20 +12,20 @@ from contract.metric_names import NAMESPACE, QUALITY_NAMESPACE
 from policies.document import document
 from policies.quality_gate_role import (
     WILDCARD_REASONS,
-    GatedTenant,
     GateScope,
     gate_role_policy,
     gate_role_trust,
     gate_statements,
     main,
 )
+from schema.quality_pipeline import GatedTenant
 from tests.iam_simulation import ALLOWED, IMPLICIT_DENY, Request, evaluate
 
 ACCOUNT, REGION = "111122223333", "us-west-2"
 ROLE = f"arn:aws:iam::{ACCOUNT}:role/akb-dev-quality-gate"
 SCOPE = GateScope("aws", REGION, ACCOUNT, "dev")
-POLICY = gate_role_policy(SCOPE, [GatedTenant("acme")])
-SCHEDULED = document(gate_statements(SCOPE, [GatedTenant("acme")], promote=False))
+POLICY = gate_role_policy(SCOPE, [GatedTenant("acme", "akb-quality-gate", False)])
+SCHEDULED = document(gate_statements(SCOPE, [GatedTenant("acme", "akb-quality-gate", False)], promote=False))
 
 
 def _arn(service: str, resource: str) -> str:
@@ -70,7 +70,9 @@ def test_the_scheduled_gate_reads_its_baseline_but_never_promotes_one():
 
 
 def test_an_api_front_door_tenant_adds_the_execute_api_statement_only_then():
-    with_api = gate_role_policy(SCOPE, [GatedTenant("acme"), GatedTenant("initech", uses_api=True)])
+    with_api = gate_role_policy(
+        SCOPE, [GatedTenant("acme", "akb-quality-gate", False), GatedTenant("initech", "akb-quality-gate", True)]
+    )
     invoke = _request("execute-api:Invoke", _arn("execute-api", "a1b2c3d4e5/prod/POST/v1/query"))
     assert evaluate([invoke], [with_api]) == [ALLOWED]
     assert "AskTheGatedApiFrontDoors" not in json.dumps(POLICY)
@@ -90,7 +92,7 @@ def test_the_trust_lets_the_principal_assume_the_role_only_as_a_canary_session()
 
 
 def test_every_statement_has_a_sid_and_every_wildcard_a_reason():
-    with_api = gate_role_policy(SCOPE, [GatedTenant("acme", uses_api=True)])
+    with_api = gate_role_policy(SCOPE, [GatedTenant("acme", "akb-quality-gate", True)])
     for statement in with_api["Statement"]:
         assert statement["Sid"].isalnum()
         resources = statement["Resource"] if isinstance(statement["Resource"], list) else [statement["Resource"]]
