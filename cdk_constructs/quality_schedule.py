@@ -94,16 +94,18 @@ class GateSourceBundling:
         return True
 
 
-def gate_commands(env_name: str, tenant: str, *, promote: bool, out_dir: str) -> list[str]:
-    """Assume the gate role (a profile with the canary's session name, from CodeBuild's container credentials),
-    then run the gate. `$GATE_ROLE_ARN` and `$GATE_SESSION_NAME` come from the build's environment."""
-    promote_flag = " --promote-baseline" if promote else ""
+def gate_commands(
+    env_name: str, tenant: str, session: str, *, config: str = CONFIG_FOLDER, out_dir: str, promote: bool
+) -> list[str]:
+    """Assume the gate role `$GATE_ROLE_ARN` as `session` (a profile of its own, from CodeBuild's container
+    credentials), then run the gate for one tenant. `session` is a shell word: a quoted name or a variable."""
+    profile = f"{PROFILE}-{tenant}"
     return [
         "mkdir -p ~/.aws",
-        f'printf "[profile {PROFILE}]\\nrole_arn = %s\\nrole_session_name = %s\\ncredential_source = EcsContainer\\n" '
-        '"$GATE_ROLE_ARN" "$GATE_SESSION_NAME" >> ~/.aws/config',
-        f"AWS_PROFILE={PROFILE} .venv/bin/akb eval --gate --env {env_name} --tenant {tenant} --config {CONFIG_FOLDER} "
-        f"--out {out_dir}{promote_flag}",
+        f'printf "[profile {profile}]\\nrole_arn = %s\\nrole_session_name = %s\\ncredential_source = EcsContainer\\n" '
+        f'"$GATE_ROLE_ARN" {session} >> ~/.aws/config',
+        f"AWS_PROFILE={profile} .venv/bin/akb eval --gate --env {env_name} --tenant {tenant} --config {config} "
+        f"--out {out_dir}" + (" --promote-baseline" if promote else ""),
     ]
 
 
@@ -181,7 +183,11 @@ class QualitySchedule(Construct):
             "version": "0.2",
             "phases": {
                 "install": {"commands": ["make .venv/bin/.installed"]},
-                "build": {"commands": gate_commands(p.env_name, p.tenant_name, promote=False, out_dir="gate-out")},
+                "build": {
+                    "commands": gate_commands(
+                        p.env_name, p.tenant_name, '"$GATE_SESSION_NAME"', out_dir="gate-out", promote=False
+                    )
+                },
             },
         }
         return codebuild.Project(

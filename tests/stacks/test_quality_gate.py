@@ -75,7 +75,7 @@ def test_the_build_runs_the_gate_as_the_gate_role_and_never_promotes(scheduled):
     commands = spec["phases"]["build"]["commands"]
     assert (
         commands[-1]
-        == "AWS_PROFILE=gate .venv/bin/akb eval --gate --env dev --tenant acme --config config --out gate-out"
+        == "AWS_PROFILE=gate-acme .venv/bin/akb eval --gate --env dev --tenant acme --config config --out gate-out"
     )
     assert "role_session_name" in commands[1] and "--promote-baseline" not in " ".join(commands)
     variables = {v["Name"]: v["Value"] for v in project["Environment"]["EnvironmentVariables"]}
