@@ -11,7 +11,7 @@ actions: they join the tenant's composite, which pages. A contribution of the qu
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
@@ -29,6 +29,7 @@ complete rate and cost per question per checked mode, against the tenant's thres
 **Red**: a run fell below a threshold or regressed against the last promoted baseline: open the run's report
 (`gate.md`: the pipeline's artifact, or the scheduled build's log) to see which figure and question."""
 
+MetricOf = Callable[[str, str, str], cloudwatch.Metric]  # (metric name, mode, statistic) -> the gate's series
 LT = cloudwatch.ComparisonOperator.LESS_THAN_THRESHOLD
 GTE = cloudwatch.ComparisonOperator.GREATER_THAN_OR_EQUAL_TO_THRESHOLD
 
@@ -81,7 +82,9 @@ def _minimums(quality: Quality) -> list[tuple[str, str, float | None]]:
     ]
 
 
-def _mode_alarms(scope: Construct, prefix: str, mode: str, quality: Quality, metric) -> list[cloudwatch.Alarm]:
+def _mode_alarms(
+    scope: Construct, prefix: str, mode: str, quality: Quality, metric: MetricOf
+) -> list[cloudwatch.Alarm]:
     """A drop below each configured minimum, and any failed run, for one mode."""
     alarms = [
         _alarm(
@@ -110,7 +113,12 @@ def _mode_alarms(scope: Construct, prefix: str, mode: str, quality: Quality, met
 
 
 def _alarm(
-    scope: Construct, name: str, metric: cloudwatch.Metric, threshold: float, comparison, description: str
+    scope: Construct,
+    name: str,
+    metric: cloudwatch.Metric,
+    threshold: float,
+    comparison: cloudwatch.ComparisonOperator,
+    description: str,
 ) -> cloudwatch.Alarm:
     # A literal name under the tenant's prefix: the alarm topic admits CloudWatch by alarm ARN.
     return metric.create_alarm(

@@ -100,6 +100,10 @@ class QualitySchedule(StrictModel):
     every: Literal["daily", "weekly"] = Field("daily", description="How often the scheduled gate runs.")
 
 
+def _default_modes() -> list[Mode]:
+    return ["agentic"]
+
+
 class Quality(StrictModel):
     """The quality gate of this tenant (docs/evaluation.md, The quality gate)."""
 
@@ -108,7 +112,7 @@ class Quality(StrictModel):
         "format of `akb eval` datasets; documents are `<knowledge-base alias>/<path>` of this tenant."
     )
     modes: Annotated[list[Mode], AfterValidator(lambda v: unique(v, "mode"))] = Field(
-        default_factory=lambda: ["agentic"], min_length=1, description="The modes the gate checks (default agentic)."
+        default_factory=_default_modes, min_length=1, description="The modes the gate checks (default agentic)."
     )
     thresholds: QualityThresholds = Field(
         default_factory=QualityThresholds, description="Absolute bounds per figure (unset: unchecked)."

@@ -9,6 +9,7 @@ could not judge (baseline unreadable or not written).
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -72,7 +73,7 @@ class GateRequest:
     out_dir: Path | None
 
 
-def plan_gate(request: GateRequest, conflicting: dict[str, object]) -> GatePlan:
+def plan_gate(request: GateRequest, conflicting: Mapping[str, object]) -> GatePlan:
     """What `akb eval` runs for the gate; a usage error (exit 2) or a config problem (exit 1) before any request.
     `conflicting`: options of a plain evaluation, refused with --gate (the whole golden set runs, as configured)."""
     from client.options import load_or_exit

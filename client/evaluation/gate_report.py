@@ -30,7 +30,7 @@ def _cell(value: float | None, check: Check) -> str:
 
 
 def rows(result: GateResult) -> list[tuple[str, ...]]:
-    table = []
+    table: list[tuple[str, ...]] = []
     for check in result.checks:
         value = "-" if check.value is None else f"{check.value:.4g}"
         baseline = "-" if check.baseline is None else f"{check.baseline:.4g}"
