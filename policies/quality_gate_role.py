@@ -21,6 +21,7 @@ from contract.metric_names import QUALITY_NAMESPACE
 from contract.resource_names import QUALITY_BASELINE_KEY, endpoint_function_name, parameter_name
 from policies.document import PolicyDocument, Statement, allow, document
 from policies.invoker import AUTH_TYPE
+from policies.verify_role import VerifyScope
 from schema.quality_pipeline import GatedTenant
 
 URL_KEY = "endpoint/url"  # the parameter client/endpoint_url.py reads
@@ -35,16 +36,8 @@ WILDCARD_REASONS = {
 
 
 @dataclass(frozen=True)
-class GateScope:
-    """Where the gated endpoints are: partition, region, account, environment."""
-
-    partition: str
-    region: str
-    account: str
-    env_name: str
-
-    def arn(self, service: str, resource: str) -> str:
-        return f"arn:{self.partition}:{service}:{self.region}:{self.account}:{resource}"
+class GateScope(VerifyScope):
+    """Where the gated endpoints are: partition, region, account, environment (like `akb verify`'s scope)."""
 
     def parameter_arn(self, tenant: str, key: str) -> str:
         # A hierarchical name's ARN is `parameter` + the name (aws-cdk-lib aws-ssm arnForParameterName).
