@@ -3,9 +3,10 @@
 `akb eval --gate` and the promotion pipeline run the gate from outside the stack; what the stack holds is the
 gate's monitoring and, where `quality.schedule` names the environment, the schedule:
 - `build_resources`: the scheduled gate (cdk_constructs/quality_schedule.py), before the endpoint, because the
-  endpoint must vouch for its role: `ref` is that role, and `endpoint_settings` lists it as a trusted invoker
-  (user_context trusted: the gate passes the canary's user id) or a session-name invoker (caller: the role's
-  trust pins the session name to the canary's id);
+  endpoint must vouch for its role (`ref`);
+- `endpoint_settings`: the endpoint vouches for the environment's `quality_gate_role_arn` (the pipeline's gate)
+  and the scheduled gate's role as trusted callers (user_context trusted: the gate names the canary's user id)
+  or session-name callers (caller: each role's trust pins the session name to the canary's id);
 - `observability`: alarms on a drop and on a failed run, and a dashboard row (monitoring/quality_monitoring.py),
   in every environment of a tenant with `quality:` (the pipeline's gate puts figures there too);
 - `review`: the scheduled gate role's policy and trust in `akb policy` (policies/quality_gate_role.py).

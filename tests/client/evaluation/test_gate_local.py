@@ -17,6 +17,9 @@ from client.commands.eval import command
 from client.evaluation.gate_command import GATE_FAILED_EXIT
 from tests.schema.conftest import ConfigCopy
 
+# `--local` starts the endpoint as a child process (lambdas/run.sh): not for `make test-fast`.
+pytestmark = pytest.mark.slow
+
 
 def run_gate(*args: str):
     return CliRunner().invoke(command, ["--gate", *args], catch_exceptions=False, terminal_width=200)
