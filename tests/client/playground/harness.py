@@ -10,8 +10,8 @@ from __future__ import annotations
 
 import contextlib
 import os
-import re
 import queue
+import re
 import subprocess
 import sys
 import tempfile
@@ -90,9 +90,7 @@ def running_playground(*args: str) -> Iterator[PlaygroundProcess]:
         match = PAGE_LINE.match(line)
         assert match is not None
         endpoint = next(part.split()[1] for part in said if part.startswith("Endpoint"))
-        yield PlaygroundProcess(
-            match["page"], f"http://127.0.0.1:{match['port']}", match["token"], endpoint, process
-        )
+        yield PlaygroundProcess(match["page"], f"http://127.0.0.1:{match['port']}", match["token"], endpoint, process)
     finally:
         process.terminate()
         try:

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import json
 import re
+
 import httpx
 import pytest
 
@@ -60,7 +61,7 @@ def ask(page, question: str) -> None:
 
 def wait_done(page, scope: str = "#single-run") -> None:
     page.wait_for_selector(f"{scope} .done:not([hidden]), {scope} .failure:not([hidden])", state="attached")
-    page.wait_for_function(f"!document.querySelector('#stop') || document.querySelector('#stop').disabled")
+    page.wait_for_function("!document.querySelector('#stop') || document.querySelector('#stop').disabled")
 
 
 def fact(page, name: str, scope: str = "#single-run") -> str:
