@@ -14,8 +14,9 @@ from __future__ import annotations
 import contextlib
 import socket
 from collections.abc import Iterator
+from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import click
 
@@ -44,23 +45,13 @@ EXIT_CONFIG = 1
     help="With --local: the emulator's pause between events (makes the streaming visible).",
 )
 @click.pass_context
-def command(
-    ctx: click.Context,
-    use_local: bool,
-    tenant: str | None,
-    env_name: str,
-    config_dir: Path,
-    url: str | None,
-    region: str | None,
-    port: int,
-    no_browser: bool,
-    delay_ms: float,
-) -> None:
+def command(ctx: click.Context, /, port: int, no_browser: bool, **choice: Any) -> None:
     """Serve a web page on 127.0.0.1 to ask a tenant's endpoint, watch the planner and compare modes."""
     from client.playground.local_launch import LocalLaunchError
     from client.playground.web_server import bind_loopback
 
-    if sum((use_local, url is not None)) > 1 or not (use_local or url or tenant):
+    chosen = EndpointChoice(**choice)
+    if (chosen.use_local and chosen.url is not None) or not (chosen.use_local or chosen.url or chosen.tenant):
         raise click.UsageError("choose the endpoint with one of --local, --env/--tenant or --url")
     try:
         sock = bind_loopback(port)
@@ -68,7 +59,7 @@ def command(
         click.echo(f"akb playground: cannot listen on 127.0.0.1:{port}: {error.strerror}", err=True)
         ctx.exit(EXIT_CONFIG)
     try:
-        with _endpoint(ctx, use_local, tenant, env_name, config_dir, url, region, delay_ms) as target:
+        with _endpoint(ctx, chosen) as target:
             _serve(target, sock, not no_browser)
     except LocalLaunchError as error:
         click.echo(f"akb playground: {error}", err=True)
@@ -77,56 +68,48 @@ def command(
         sock.close()
 
 
+@dataclass(frozen=True)
+class EndpointChoice:
+    """The options that say which endpoint the playground talks to (click passes them by name)."""
+
+    use_local: bool
+    tenant: str | None
+    env_name: str
+    config_dir: Path
+    url: str | None
+    region: str | None
+    delay_ms: float
+
+
 @contextlib.contextmanager
-def _endpoint(
-    ctx: click.Context,
-    use_local: bool,
-    tenant: str | None,
-    env_name: str,
-    config_dir: Path,
-    url: str | None,
-    region: str | None,
-    delay_ms: float,
-) -> Iterator[Target]:
+def _endpoint(ctx: click.Context, chosen: EndpointChoice) -> Iterator[Target]:
     """The Target; for --local, with `akb local` running until the playground stops."""
+    from client.commands.mcp_serve import _checked_url  # akb ask's --url rules, as `akb mcp` applies them
     from client.playground.endpoint_target import Target, TenantView, tenant_view
     from client.playground.local_launch import running_akb_local
     from client.sigv4 import is_local
 
-    view = None
-    if use_local or tenant:
-        project = load_or_exit(config_dir, env_name)
+    view, tenant, env_name = None, chosen.tenant, chosen.env_name
+    if chosen.use_local or tenant:
+        project = load_or_exit(chosen.config_dir, env_name)
         tenant = tenant or next(iter(project.tenants))
         if tenant not in project.tenants:
-            raise click.UsageError(
-                f"tenant '{tenant}' is not in environment '{env_name}' ({', '.join(project.tenants)})"
-            )
+            known = ", ".join(project.tenants)
+            raise click.UsageError(f"tenant '{tenant}' is not in environment '{env_name}' ({known})")
         view = tenant_view(project, tenant)
-    if use_local and view is not None:
-        click.echo(f"starting akb local for tenant {tenant} ({env_name}) ...")
+    if chosen.use_local and view is not None:
         from local.emulator.corpus import DEFAULT_CORPUS  # the corpus akb local serves
 
-        with running_akb_local(view.tenant or "", env_name, config_dir, delay_ms) as local_url:
+        click.echo(f"starting akb local for tenant {tenant} ({env_name}) ...")
+        with running_akb_local(view.tenant or "", env_name, chosen.config_dir, chosen.delay_ms) as local_url:
             yield Target(local_url, None, False, "akb local (started by the playground)", view, DEFAULT_CORPUS)
         return
-    if url is None:
-        url, region = _deployed_url(ctx, config_dir, env_name, tenant or "", region)
+    if chosen.url is None:
+        url, region = _deployed_url(ctx, chosen.config_dir, env_name, tenant or "", chosen.region)
         source = f"deployed: SSM /akb/{env_name}/{tenant}/endpoint/url"
     else:
-        url, region = _checked_url(url, region), region
-        source = "--url"
+        url, region, source = _checked_url(chosen.url, chosen.region), chosen.region, "--url"
     yield Target(url, region, not is_local(url), source, view or TenantView())
-
-
-def _checked_url(url: str, region: str | None) -> str:
-    """`akb ask --url`'s rules: http(s), and a region to sign for unless the URL names one."""
-    from client.sigv4 import is_local, region_from_url
-
-    if not url.startswith(("http://", "https://")):
-        raise click.UsageError(f"--url must start with http:// or https://, got '{url}'")
-    if not (region or is_local(url) or region_from_url(url)):
-        raise click.UsageError(f"cannot tell the region to sign for from {url}: pass --region")
-    return url
 
 
 def _deployed_url(

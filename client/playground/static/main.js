@@ -170,15 +170,21 @@ function capFor(body) {
   return body.maxAgentIteration !== undefined ? body.maxAgentIteration : state.tenant.maxAgentIteration;
 }
 
-async function ask() {
-  let body;
+/** The request body, or null once the form says what is wrong (focus on the field). */
+function checkedBody() {
   try {
-    body = requestBody();
+    const body = requestBody();
+    if ($("#form-error")) $("#form-error").textContent = "";
+    return body;
   } catch (error) {
     formProblem(error);
-    return;
+    return null;
   }
-  if ($("#form-error")) $("#form-error").textContent = "";
+}
+
+async function ask() {
+  const body = checkedBody();
+  if (!body) return;
   $("#comparison").hidden = true;
   $("#single").hidden = false;
   bringIntoView($("#single"));
@@ -198,13 +204,8 @@ async function compare() {
     document.querySelector('input[name="compare-mode"]').focus();
     return;
   }
-  let body;
-  try {
-    body = requestBody();
-  } catch (error) {
-    formProblem(error);
-    return;
-  }
+  const body = checkedBody();
+  if (!body) return;
   $("#compare-error").textContent = "";
   delete body.sessionId; // a comparison is not a turn of the conversation
   delete body.persistence;
