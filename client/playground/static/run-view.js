@@ -93,9 +93,9 @@ export class RunView {
       el("h3", { id: answerId }, "Answer"),
       this.incomplete,
       this.answer,
+      footerBlock,
       el("h3", { id: sourcesId }, "Sources"),
       el("div", { role: "group", "aria-labelledby": sourcesId }, this.sources),
-      footerBlock,
     );
     this.root = el(
       "div",
