@@ -6,7 +6,13 @@ builder: same knowledge bases, guardrail, planner; no cache), the agent's servic
 `AWS::Bedrock::Agent` (foundation model, instruction, idle session TTL, the tenant's guardrail,
 AutoPrepare, one action group with a function-details schema), an `AWS::Bedrock::AgentAlias`,
 the function's resource policy for Bedrock, a managed policy allowing bedrock:InvokeAgent on the
-alias, and the ids as outputs + SSM parameters. Properties: cfn-lint's schemas of
+alias, and the ids as outputs + SSM parameters.
+
+No API creates an agent version by itself: Bedrock makes one when an alias is created or updated, and
+an alias whose properties do not change keeps its version (docs/facts-and-decisions.md, Issue 25,
+fault 3). So the alias's description carries a hash of the agent's resolved definition (instruction,
+model, guardrail version, action group, ...): any change to it updates the alias, which moves `live`
+to a new version of the (auto-prepared) DRAFT. Properties: cfn-lint's schemas of
 AWS::Bedrock::Agent / AgentAlias (ledger in docs/facts-and-decisions.md).
 https://docs.aws.amazon.com/bedrock/latest/userguide/agents.html
 """
@@ -23,6 +29,7 @@ from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
 from cdk_constructs.endpoint_bundling import endpoint_code
+from cdk_constructs.guardrail import properties_hash
 from cdk_constructs.log_group import log_group, log_group_arn
 from cdk_constructs.nag_checks import acknowledge_wildcards
 from cdk_constructs.stack_outputs import publish
@@ -93,7 +100,8 @@ class TenantAgent(Construct):
             "Alias",
             agent_id=self.agent.attr_agent_id,
             agent_alias_name=ALIAS_NAME,
-            description=f"Callers' alias of the {props.tenant_name} agent ({props.env_name})",
+            description=f"Callers' alias of the {props.tenant_name} agent ({props.env_name}); "
+            f"definition {definition_digest(self.agent)}",
         )
         self._permit_bedrock()
         self.invoke_policy = self._build_invoke_policy()
@@ -230,6 +238,13 @@ class TenantAgent(Construct):
             ("agent/function-name", self.function.function_name, "Action-group function (logs, metrics)"),
         ):
             publish(stack, self._env_name, self.tenant_name, key, value, description)
+
+
+def definition_digest(agent: bedrock.CfnAgent) -> str:
+    """16 hex digits of a hash of the agent's properties as CloudFormation gets them (tokens resolved to
+    their Ref/GetAtt, so a replaced guardrail version, whose logical id follows its content, counts)."""
+    resolved = cdk.Stack.of(agent).resolve(agent._cfn_properties)  # the L1's properties (jsii: cfnProperties)
+    return properties_hash(resolved)[:16]
 
 
 def _restrict_trust(role: iam.Role, trust: dict) -> None:

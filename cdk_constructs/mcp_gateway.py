@@ -78,8 +78,9 @@ def gateway_name(env_name: str, tenant: str) -> str:
 
 def agentic_parameter_values(settings: TenantSettings) -> dict[str, Any]:
     """The target's fixed AgenticRetrieveStream parameters: the endpoint's own request for the tenant's
-    defaults, without the conversation (the caller's) and with the guardrail where the connector's
-    configuration reference puts it (agenticRetrieveConfiguration.policyConfiguration.guardrailConfiguration)."""
+    defaults, without the conversation (the caller's). The guardrail stays where the API takes it, the
+    request's top-level `policyConfiguration.bedrockGuardrailConfiguration` (botocore bedrock-agent-runtime;
+    `AgenticRetrieveConfiguration` has no policyConfiguration member): docs/facts-and-decisions.md, fact 7."""
     query = Query(
         messages=(("user", "-"),),
         knowledge_bases=tuple(r.alias for r in settings.retrievers),
@@ -92,11 +93,6 @@ def agentic_parameter_values(settings: TenantSettings) -> dict[str, Any]:
     )
     values = build_request(query, settings, None)
     del values["messages"]
-    guardrail = values.pop("policyConfiguration", None)
-    if guardrail:
-        values["agenticRetrieveConfiguration"]["policyConfiguration"] = {
-            "guardrailConfiguration": guardrail["bedrockGuardrailConfiguration"]
-        }
     return values
 
 

@@ -47,7 +47,6 @@ class EndpointPlan:
             self.settings,
             features=self.values,
             request_contexts=front_door.request_contexts,
-            snapstart=front_door.snapstart,
         )
 
 

@@ -14,6 +14,7 @@ from schema.agent_config import Agent
 from schema.alarm_config import TenantAlarms
 from schema.arn_types import IamPrincipalArn, IamRoleArn
 from schema.cache_config import Cache
+from schema.canary_config import Canary
 from schema.common import NonBlank, StrictModel, unique
 from schema.cost_tags import CostCenter
 from schema.front_door import TenantEndpoint
@@ -209,6 +210,11 @@ class Tenant(StrictModel):
     )
     agent: Agent | None = Field(
         None, description="An Agents for Amazon Bedrock agent (docs/agents.md); off unless set."
+    )
+    canary: Canary | None = Field(
+        None,
+        description="The canary user and question `akb verify` asks each door with (docs/operations.md); "
+        "unset: verify asks as the verifying principal, with no user id.",
     )
 
     @model_validator(mode="after")

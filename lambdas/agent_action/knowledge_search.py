@@ -4,8 +4,9 @@ Everything that decides what is sent is the endpoint's own code, not a copy (DES
 module, several doors): `request.parse_query` validates the question and the aliases against the
 tenant (caps, allowed knowledge bases), `identity.resolve_user_id` applies the tenant's
 user_context rules, `modes.agentic.build_request` builds the call, `translate.Translator` and
-`stop_reason.StopReasonObserver` read the stream. Failures become ActionErrors with messages that
-name no ARN or account (api_errors.classify + redaction).
+`stop_reason.StopReasonObserver` read the stream (checked whole: modes/stream_integrity.py).
+Failures become ActionErrors with messages that name no ARN or account (api_errors.classify +
+redaction).
 """
 
 from __future__ import annotations
@@ -25,6 +26,7 @@ from lambdas.endpoint.identity import Caller, resolve_user_id
 from lambdas.endpoint.modes import agentic
 from lambdas.endpoint.redaction import redact
 from lambdas.endpoint.request import Query, parse_query
+from lambdas.endpoint.run_stats import RunStats
 from lambdas.endpoint.stop_reason import StopReasonObserver
 from lambdas.endpoint.translate import Translator
 
@@ -74,7 +76,7 @@ def search(
     result: ResultEvent | None = None
     upstream = None
     try:
-        upstream = agentic.open(client, agentic.build_request(query, settings, user_id), translator)
+        upstream = agentic.open(client, agentic.build_request(query, settings, user_id), translator, settings)
         for event in upstream:
             if deadline is not None and time.monotonic() > deadline:
                 raise ActionError(
@@ -95,13 +97,12 @@ def search(
     finally:
         if upstream is not None:
             upstream.close()
-    return _report(result, answer_parts, stop.reason("agentic"), translator)
+    return _report(result, answer_parts, stop.reason("agentic"), upstream.stats)
 
 
-def _report(result: ResultEvent | None, parts: list[str], stop_reason: str, translator: Translator) -> SearchReport:
+def _report(result: ResultEvent | None, parts: list[str], stop_reason: str, stats: RunStats) -> SearchReport:
     if result is None:
         raise ActionError(FAILURE, "the retrieval stream ended without a result; nothing to report")
-    stats = translator.stats
     reason = None if stop_reason == "complete" else stop_reason
     if stats.sources_failed:
         failed = ", ".join(stats.failed_knowledge_bases) or "a knowledge base"

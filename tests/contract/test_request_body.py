@@ -3,15 +3,14 @@
 from __future__ import annotations
 
 import pytest
-from pydantic import ValidationError
 
-from contract.request_body import MAX_USER_ID_CHARS, QueryBody, user_id_problem
+from contract.request_body import MAX_USER_ID_CHARS, BodyError, user_id_problem, validate_body
 
 
 @pytest.mark.parametrize("user_id", ["dana", "u" * MAX_USER_ID_CHARS, "José Müller", "a.b@example.com"])
 def test_ordinary_user_ids_pass(user_id):
     assert user_id_problem(user_id) is None
-    assert QueryBody(question="q", userId=user_id).userId == user_id
+    assert validate_body({"question": "q", "userId": user_id}).userId == user_id
 
 
 @pytest.mark.parametrize(
@@ -28,6 +27,14 @@ def test_ordinary_user_ids_pass(user_id):
 )
 def test_the_endpoint_refuses_what_the_rule_refuses(user_id, words):
     assert words in (user_id_problem(user_id) or "")
-    with pytest.raises(ValidationError) as raised:
-        QueryBody(question="q", userId=user_id)
-    assert words in str(raised.value)
+    with pytest.raises(BodyError) as raised:
+        validate_body({"question": "q", "userId": user_id})
+    assert raised.value.location == "userId" and words in raised.value.message
+
+
+@pytest.mark.parametrize(("field", "value"), [("sessionId", "s1\n"), ("nextToken", "token\n")])
+def test_a_pattern_field_with_a_trailing_newline_is_refused(field, value):
+    """`$` matches before a final newline; the body's patterns must match the whole value."""
+    with pytest.raises(BodyError) as raised:
+        validate_body({"question": "q", field: value})
+    assert raised.value.location == field
