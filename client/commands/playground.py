@@ -44,6 +44,12 @@ EXIT_CONFIG = 1
     type=click.FloatRange(0, 60_000),
     help="With --local: the emulator's pause between events (makes the streaming visible).",
 )
+@click.option(
+    "--corpus",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    default=None,
+    help="With --local: akb local's --corpus (one folder per knowledge-base alias). Default: local/corpus/.",
+)
 @click.pass_context
 def command(ctx: click.Context, /, port: int, no_browser: bool, **choice: Any) -> None:
     """Serve a web page on 127.0.0.1 to ask a tenant's endpoint, watch the planner and compare modes."""
@@ -79,6 +85,7 @@ class EndpointChoice:
     url: str | None
     region: str | None
     delay_ms: float
+    corpus: Path | None
 
 
 @contextlib.contextmanager
@@ -98,12 +105,15 @@ def _endpoint(ctx: click.Context, chosen: EndpointChoice) -> Iterator[Target]:
             raise click.UsageError(f"tenant '{tenant}' is not in environment '{env_name}' ({known})")
         view = tenant_view(project, tenant)
     if chosen.use_local and view is not None:
-        from local.emulator.corpus import DEFAULT_CORPUS  # the corpus akb local serves
+        from local.emulator.corpus import DEFAULT_CORPUS  # the corpus akb local serves by default
 
         click.echo(f"starting akb local for tenant {tenant} ({env_name}) ...")
-        with running_akb_local(view.tenant or "", env_name, chosen.config_dir, chosen.delay_ms) as local_url:
-            yield Target(local_url, None, False, "akb local (started by the playground)", view, DEFAULT_CORPUS)
+        corpus = chosen.corpus or DEFAULT_CORPUS
+        with running_akb_local(view.tenant or "", env_name, chosen.config_dir, chosen.delay_ms, corpus) as local_url:
+            yield Target(local_url, None, False, "akb local (started by the playground)", view, corpus)
         return
+    if chosen.corpus is not None:
+        raise click.UsageError("--corpus is akb local's: use it with --local")
     if chosen.url is None:
         url, region = _deployed_url(ctx, chosen.config_dir, env_name, tenant or "", chosen.region)
         source = f"deployed: SSM /akb/{env_name}/{tenant}/endpoint/url"

@@ -32,8 +32,11 @@ def free_port() -> int:
         return int(probe.getsockname()[1])
 
 
-def local_command(tenant: str, env_name: str, config_dir: Path, port: int, delay_ms: float) -> list[str]:
+def local_command(
+    tenant: str, env_name: str, config_dir: Path, port: int, delay_ms: float, corpus: Path | None = None
+) -> list[str]:
     """The `akb local` command line, as a developer would type it (with the current interpreter)."""
+    corpus_option = ["--corpus", str(corpus.resolve())] if corpus is not None else []
     return [
         sys.executable,
         "-m",
@@ -51,19 +54,20 @@ def local_command(tenant: str, env_name: str, config_dir: Path, port: int, delay
         "0",
         "--delay-ms",
         f"{delay_ms:g}",
+        *corpus_option,
     ]
 
 
 @contextlib.contextmanager
 def running_akb_local(
-    tenant: str, env_name: str, config_dir: Path, delay_ms: float, port: int | None = None
+    tenant: str, env_name: str, config_dir: Path, delay_ms: float, corpus: Path | None = None
 ) -> Iterator[str]:
     """Yields the URL of a ready `akb local` for `tenant`; stops it (and its endpoint) on exit."""
-    port = port or free_port()
+    port = free_port()
     url = f"http://127.0.0.1:{port}"
     with tempfile.TemporaryFile(mode="w+") as said:
         child = subprocess.Popen(
-            local_command(tenant, env_name, config_dir, port, delay_ms),
+            local_command(tenant, env_name, config_dir, port, delay_ms, corpus),
             stdout=subprocess.DEVNULL,  # the banner and the endpoint's JSON log lines
             stderr=said,
         )

@@ -13,6 +13,8 @@ import re
 import httpx
 import pytest
 
+from client.render import incomplete_warning
+from contract.events import DoneEvent
 from lambdas.endpoint.filters import ATTRIBUTE_OPERATORS, LIST_OPERATORS
 from tests.client.playground.harness import CHROMIUM_MISSING, REPO, chromium, open_page, running_playground
 
@@ -132,7 +134,8 @@ def test_a_budget_limited_answer_is_marked_possibly_incomplete(page):
     assert banner.is_visible()
     text = banner.inner_text()
     assert "Possibly incomplete (stop reason: iteration_limit)" in text
-    assert "the planner used every allowed iteration" in text  # akb ask's own words (client/render.py)
+    said_by_akb_ask = incomplete_warning(DoneEvent("any", "iteration_limit", iterations=1, durationMs=0))
+    assert said_by_akb_ask and said_by_akb_ask in text  # the same words as the terminal (client/render.py)
     assert "is-incomplete" in page.get_attribute("#single-run .run", "class")
 
 

@@ -23,6 +23,7 @@ def run(*args: str):
         (("--url", "ftp://example.com"), "must start with http:// or https://"),
         (("--url", "https://retrieval.example.com/"), "pass --region"),
         (("--local", "--tenant", "nobody"), "tenant 'nobody' is not in environment 'dev'"),
+        (("--url", "http://127.0.0.1:8080", "--corpus", "local/corpus"), "--corpus is akb local's"),
     ],
 )
 def test_usage_errors_say_what_to_change(args, says):
@@ -46,8 +47,9 @@ def test_a_bad_config_is_reported_with_its_file():
 
 
 def test_local_runs_the_real_akb_local_command(tmp_path):
-    command = local_command("acme", "dev", tmp_path, 5123, 30)
+    command = local_command("acme", "dev", tmp_path, 5123, 30, tmp_path / "corpus")
     assert command[1:4] == ["-m", "client", "local"]
+    assert command[command.index("--corpus") + 1] == str((tmp_path / "corpus").resolve())
     assert command[command.index("--port") + 1] == "5123" and command[command.index("--emulator-port") + 1] == "0"
     assert command[command.index("--config") + 1] == str(tmp_path.resolve())
 
