@@ -369,3 +369,43 @@ def test_the_page_fetches_nothing_but_its_own_origin(browser, playground):
         assert "default-src 'none'" in csp and "connect-src 'self'" in csp
     finally:
         tab.close()
+
+
+def test_citation_markers_sit_where_the_endpoint_counts_characters(page):
+    # The endpoint counts Python characters (code points); JavaScript strings count UTF-16 units, so an
+    # emoji before a citation would shift every marker by one if the page counted naively.
+    answer = "🔑 Rotate keys 🔁 monthly. Revoke the old one."
+    end = answer.index(".") + 1
+    before = page.evaluate(
+        """async ([answer, end]) => {
+        const { RunView } = await import('/static/run-view.js');
+        const box = document.createElement('div');
+        const view = new RunView(box, {});
+        view.start();
+        view.handle('result', {results: [{knowledgeBase: 'docs', text: 'p', documentId: 'a.md'}], answer,
+                               citations: [{start: 0, end, results: [0]}]});
+        view.finish();
+        const marker = box.querySelector('.answer .cite');
+        return [...marker.parentNode.childNodes].slice(0, [...marker.parentNode.childNodes].indexOf(marker))
+          .map((node) => node.textContent).join('');
+    }""",
+        [answer, end],
+    )
+    assert before == answer[:end]
+
+
+def test_sse_frames_split_across_chunks_are_reassembled(page):
+    decoded = page.evaluate(
+        """async () => {
+        const { splitFrames } = await import('/static/stream.js');
+        const first = splitFrames('event: trace\\r\\ndata: {"step":"Plan');
+        const rest = 'ning"}\\r\\n\\r\\n: keep-alive\\n\\n' + 'event: text\\ndata: {"delta":"a"}\\n\\n';
+        const second = splitFrames(first.rest + rest);
+        return [first.frames, second.frames, second.rest];
+    }"""
+    )
+    assert decoded == [
+        [],
+        [{"type": "trace", "data": {"step": "Planning"}}, {"type": "text", "data": {"delta": "a"}}],
+        "",
+    ]

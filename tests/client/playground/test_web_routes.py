@@ -197,3 +197,18 @@ def test_the_tenant_description_comes_from_the_config_and_holds_no_secret():
         "maxAgentIteration", "maxResults", "generateResponse", "defaultMode", "modes", "conversations", "cache",
         "plannerType", "wholeDocuments",
     }  # fmt: skip
+
+
+def test_the_page_references_only_files_it_ships():
+    import re
+    from pathlib import Path
+
+    static = Path("client/playground/static")
+    shipped = {path.name for path in static.iterdir()}
+    page = (static / "index.html").read_text()
+    assert not re.search(r"""(src|href)=["']https?:""", page)  # nothing from the internet
+    referenced = set(re.findall(r"/static/([\w.-]+)", page))
+    for module in static.glob("*.js"):
+        referenced |= set(re.findall(r"""from ["']\./([\w.-]+)["']""", module.read_text()))
+        assert "http://" not in module.read_text() and "https://" not in module.read_text()
+    assert referenced and referenced <= shipped
