@@ -49,7 +49,7 @@ function showTenant(tenant) {
   $("#kb-typed").hidden = tenant.knowledgeBases.length > 0;
   const mode = document.querySelector(`input[name="mode"][value="${tenant.defaultMode}"]`) || document.querySelector('input[name="mode"]');
   mode.checked = true;
-  mode.closest("label").append(el("span", { className: "hint" }, " (the tenant's default)"));
+  if (tenant.tenant) mode.closest("label").append(el("span", { className: "hint" }, " (the tenant's default)"));
   if (tenant.maxAgentIteration !== null) $("#max-iterations-hint").textContent = `Empty: the tenant's default, ${tenant.maxAgentIteration} (also its cap: above it the endpoint refuses).`;
   if (tenant.maxResults !== null) $("#max-results-hint").textContent = `Empty: the tenant's default, ${tenant.maxResults} (also its cap).`;
   $("#generate").checked = tenant.generateResponse;

@@ -257,11 +257,10 @@ export class RunView {
 
   showFailure(title, message, extra, code) {
     this.failureBox.hidden = false;
-    this.failureBox.append(
-      el("p", { dataset: code ? { code } : undefined }, el("strong", {}, title)),
-      message ? el("p", {}, message) : null,
-      extra ? el("p", {}, extra) : null,
-    );
+    const lines = [el("p", { dataset: code ? { code } : undefined }, el("strong", {}, title))];
+    if (message) lines.push(el("p", {}, message));
+    if (extra) lines.push(el("p", {}, extra));
+    this.failureBox.append(...lines);
   }
 
   renderFooter(done) {

@@ -150,8 +150,10 @@ def test_a_refused_request_shows_the_endpoints_code_and_message(page, playground
     failure = page.locator("#single-run .failure")
     assert failure.is_visible() and failure.get_attribute("role") == "alert"
     assert page.get_attribute("#single-run .failure [data-code]", "data-code") == refused["code"] == "limit_exceeded"
-    assert "Refused before streaming: HTTP 400 limit_exceeded" in failure.inner_text()
-    assert refused["message"] in failure.inner_text()  # the endpoint's message, which names the cap
+    assert failure.inner_text().split("\n\n") == [
+        "Refused before streaming: HTTP 400 limit_exceeded",
+        refused["message"],  # the endpoint's message, which names the cap
+    ]
 
 
 def test_compare_shows_three_columns_with_times_cost_iterations_and_overlap(page):
@@ -409,3 +411,21 @@ def test_sse_frames_split_across_chunks_are_reassembled(page):
         [{"type": "trace", "data": {"step": "Planning"}}, {"type": "text", "data": {"delta": "a"}}],
         "",
     ]
+
+
+def test_an_endpoint_given_by_url_takes_typed_aliases_and_learns_them(browser, playground):
+    with running_playground("--url", playground.endpoint) as by_url:
+        tab = open_page(browser, by_url)
+        try:
+            assert tab.is_visible("#kb-aliases") and tab.locator("#kb-list li").count() == 0
+            tab.fill("#kb-aliases", "tickets")
+            ask(tab, "Which tickets mention webhooks?")
+            wait_done(tab)
+            assert tab.get_attribute("#kb-list input", "value") == "tickets"  # learned from the answer
+            tab.fill("#kb-aliases", "nope")
+            tab.uncheck("#kb-list input")
+            ask(tab, "Is nope a knowledge base?")
+            wait_done(tab)
+            assert tab.get_attribute("#single-run .failure [data-code]", "data-code") == "knowledge_base_not_allowed"
+        finally:
+            tab.close()
