@@ -94,7 +94,8 @@ async def relay(frames: Generator[str, None, None]) -> AsyncIterator[str]:
     """Runs `frames` in a worker thread and yields each frame as soon as it exists.
 
     When the consumer stops early (the browser disconnected: Starlette cancels the response), the
-    worker closes `frames` before reading another event, which closes the endpoint connection.
+    worker closes `frames` before reading another event, which closes the endpoint connection: at the
+    endpoint's next event, since a blocked read cannot be interrupted from another thread.
     """
     loop = asyncio.get_running_loop()
     queue: asyncio.Queue[str | None] = asyncio.Queue()
@@ -107,8 +108,10 @@ async def relay(frames: Generator[str, None, None]) -> AsyncIterator[str]:
                     if abandoned.is_set():
                         return
                     loop.call_soon_threadsafe(queue.put_nowait, frame)
+        except RuntimeError:  # the event loop closed under us: the server is shutting down
+            return
         finally:
-            with contextlib.suppress(RuntimeError):  # the loop is gone: the server is shutting down
+            with contextlib.suppress(RuntimeError):
                 loop.call_soon_threadsafe(queue.put_nowait, None)
 
     threading.Thread(target=work, name="playground-relay", daemon=True).start()
