@@ -12,10 +12,12 @@ problem; 2 usage error.
 from __future__ import annotations
 
 import contextlib
+import signal
 import socket
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from types import FrameType
 from typing import TYPE_CHECKING, Any
 
 import click
@@ -64,14 +66,24 @@ def command(ctx: click.Context, /, port: int, no_browser: bool, **choice: Any) -
     except OSError as error:
         click.echo(f"akb playground: cannot listen on 127.0.0.1:{port}: {error.strerror}", err=True)
         ctx.exit(EXIT_CONFIG)
+    # uvicorn re-raises the signal that stopped it; as KeyboardInterrupt (not SIGTERM's default: die at
+    # once) it unwinds through `_endpoint`, which stops the `akb local` that --local started.
+    previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
         with _endpoint(ctx, chosen) as target:
             _serve(target, sock, not no_browser)
+    except KeyboardInterrupt:
+        click.echo("stopped")
     except LocalLaunchError as error:
         click.echo(f"akb playground: {error}", err=True)
         ctx.exit(EXIT_CONFIG)
     finally:
+        signal.signal(signal.SIGTERM, previous)
         sock.close()
+
+
+def _interrupt(signum: int, frame: FrameType | None) -> None:
+    raise KeyboardInterrupt
 
 
 @dataclass(frozen=True)

@@ -21,6 +21,7 @@ from tests.client.playground.harness import CHROMIUM_MISSING, REPO, chromium, op
 pytestmark = [
     pytest.mark.skipif(CHROMIUM_MISSING is not None, reason=CHROMIUM_MISSING or ""),
     pytest.mark.xdist_group("playground-browser"),  # one worker: one playground, one browser
+    pytest.mark.slow,  # real processes and a browser: not part of `make test-fast`
 ]
 
 REBIND_HOST = "rebind.test"  # resolved to 127.0.0.1 by this browser only: a DNS-rebinding page
