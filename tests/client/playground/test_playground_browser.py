@@ -93,7 +93,8 @@ def test_a_question_shows_trace_steps_before_the_answer_completes(page):
     page.wait_for_selector("#single-run .step")
     wait_done(page)
     first = page.evaluate("window.firstStep")
-    assert first == {"answer": "", "doneShown": False, "steps": 1}
+    # The first steps may come in one chunk (the endpoint sends its opening steps together); no answer yet.
+    assert first["steps"] >= 1 and first["answer"] == "" and first["doneShown"] is False
     steps = page.locator("#single-run .step")
     assert steps.count() >= 4
     assert steps.first.get_attribute("data-step") == "SpeculativeRetrieval"
