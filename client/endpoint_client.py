@@ -34,6 +34,7 @@ from contract.events import (
     TextEvent,
     TraceEvent,
 )
+from contract.request_body import QUESTION_OR_MESSAGES, BodyError, validate_body
 
 QUERY_PATH = "/v1/query"
 
@@ -62,6 +63,13 @@ class EndpointHTTPError(EndpointError):
         self.status, self.code, self.message, self.retry_after = status, code, message, retry_after
         hint = f" (retry after {retry_after:g} s)" if retry_after is not None else ""
         super().__init__(f"HTTP {status} {code}: {message}{hint}")
+
+
+class InvalidRequest(EndpointError, ValueError):
+    """A body the endpoint would refuse (400 invalid_request), caught before sending: the message is the
+    endpoint's own (contract/request_body.py states the rules once for both)."""
+
+    code = "invalid_request"
 
 
 class EndpointConnectionError(EndpointError):
@@ -148,9 +156,10 @@ def request_body(
     session_id: str | None = None,
     persistence: str | None = None,
 ) -> dict[str, Any]:
-    """The endpoint's camelCase JSON body; options left as None are omitted (the tenant's defaults)."""
-    if (question is None) == (messages is None):
-        raise ValueError("pass exactly one of question or messages")
+    """The endpoint's camelCase JSON body; options left as None are omitted (the tenant's defaults).
+
+    Checked by the contract's own validator (contract/request_body.py, the endpoint's): a body the
+    endpoint would refuse raises InvalidRequest with the endpoint's sentence, before anything is sent."""
     fields = {
         "question": question,
         "messages": list(messages) if messages is not None else None,
@@ -165,7 +174,14 @@ def request_body(
         "sessionId": session_id,
         "persistence": persistence,
     }
-    return {key: value for key, value in fields.items() if value is not None}
+    body = {key: value for key, value in fields.items() if value is not None}
+    try:
+        validate_body(body)
+    except BodyError as error:
+        raise InvalidRequest(error.described()) from None
+    if (question is None) == (messages is None):
+        raise InvalidRequest(QUESTION_OR_MESSAGES)
+    return body
 
 
 class Client:
@@ -315,16 +331,16 @@ class Client:
             )
         first_seen = False
 
-        def lines() -> Iterator[str]:
+        def chunks() -> Iterator[bytes]:
             # The socket's idle read timeout covers total silence; this covers a server that sends
-            # keep-alives but no event, checked as each line arrives (no timer thread needed).
-            for line in response.iter_lines():
+            # keep-alives but no event, checked as each chunk arrives (no timer thread needed).
+            for chunk in response.iter_bytes():
                 if not first_seen and time.monotonic() - started > self.timeouts.first_event:
                     raise EndpointTimeout("first_event", self.timeouts.first_event)
-                yield line
+                yield chunk
 
         try:
-            for event in DECODERS[fmt](lines()):
+            for event in DECODERS[fmt](chunks()):
                 first_seen = True
                 yield event
                 if isinstance(event, DoneEvent):
