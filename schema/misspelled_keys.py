@@ -12,7 +12,6 @@ they were checked as.
 from __future__ import annotations
 
 import copy
-from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -54,10 +53,12 @@ def _node(data: Any, location: Location) -> Any:
     """The object at a pydantic location; parts that are not keys (union tags, validator names) are skipped."""
     node = data
     for part in location:
-        if (isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node)) or (
-            isinstance(node, dict) and part in node
-        ):
-            node = node[part]
+        child: Any = None
+        if isinstance(node, list) and isinstance(part, int) and 0 <= part < len(node):
+            child = node[part]
+        elif isinstance(node, dict):
+            child = node.get(part)
+        node = node if child is None else child
     return node
 
 
@@ -84,14 +85,10 @@ def _written(location: Location, renamed: dict[tuple[Location, str], str]) -> Lo
     )
 
 
-def _checked_as(path: Path | str, item: dict[str, Any], renamed: dict[tuple[Location, str], str]) -> Problem:
+def _checked_as(path: Path | str, item: Any, renamed: dict[tuple[Location, str], str]) -> Problem:
     location = tuple(item["loc"])
     written = _written(location, renamed)
     [problem] = problems_from_errors(path, [{**item, "loc": written}])
     if written == location:
         return problem
-    return Problem(problem.file, problem.field, f"{problem.message} (checked as {field_path(_strings(location))})")
-
-
-def _strings(location: Sequence[str | int]) -> list[str | int]:
-    return list(location)
+    return Problem(problem.file, problem.field, f"{problem.message} (checked as {field_path(location)})")

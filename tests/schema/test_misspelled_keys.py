@@ -55,9 +55,9 @@ def test_typos_nested_under_a_typo_are_found_in_the_same_run(config_copy):
     assert any(
         p.startswith(f"{file}: knowledge_bases[0]: unknown field 'sourcse' (did you mean 'sources'?)") for p in problems
     ), problems
-    assert any(
-        "knowledge_bases[0].sourcse[0]: unknown field 'deletion_protection_treshold'" in p for p in problems
-    ), problems
+    assert any("knowledge_bases[0].sourcse[0]: unknown field 'deletion_protection_treshold'" in p for p in problems), (
+        problems
+    )
     assert any(
         p.startswith(f"{file}: knowledge_bases[0].sourcse[0].deletion_protection_treshold:") for p in problems
     ), problems
