@@ -8,7 +8,6 @@ tenant without a cache, 3 when AWS refuses).
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
 from typing import Any
 
@@ -50,7 +49,15 @@ def stats_document(env_name: str, tenant: str, found: StoreStats) -> dict[str, A
         "byKnowledgeBase": dict(sorted(found.by_knowledge_base.items())),
         "counters": found.counters,
         "hitRate": _hit_rate(found.counters),
-        "versions": [asdict(mark) for mark in found.versions],
+        "versions": [
+            {
+                "knowledgeBaseId": mark.knowledge_base_id,
+                "dataSourceId": mark.data_source_id,
+                "jobId": mark.job_id,
+                "updatedAt": mark.updated_at,
+            }
+            for mark in found.versions
+        ],
     }
 
 

@@ -6,14 +6,17 @@
 
 from __future__ import annotations
 
-from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from client.failures import Failure
 from client.options import config_option, env_option, load_or_exit, tenant_option
 from client.output import OutputFormat, output_option, print_json
+
+if TYPE_CHECKING:
+    from client.cost_report import TenantCost
 
 
 def _since(ctx: click.Context, param: click.Parameter, value: str) -> str:
@@ -64,7 +67,7 @@ def command(
             {
                 "environment": env_name,
                 "since": since,
-                "tenants": [{**asdict(row), "total_usd": row.total_usd} for row in rows],
+                "tenants": [_row(row) for row in rows],
             }
         )
         return
@@ -74,3 +77,18 @@ def command(
             f"Estimates over the last {since} at {env_name}'s `pricing` (not a bill; what they leave out: "
             "docs/operations.md, Cost per tenant)."
         )
+
+
+def _row(row: TenantCost) -> dict[str, Any]:
+    """One tenant's estimates in --output json (camelCase, like every akb JSON document)."""
+    return {
+        "tenant": row.tenant,
+        "requests": row.requests,
+        "iterations": row.iterations,
+        "agenticUsd": row.agentic_usd,
+        "retrieveUsd": row.retrieve_usd,
+        "storageUsd": row.storage_usd,
+        "lambdaUsd": row.lambda_usd,
+        "totalUsd": row.total_usd,
+        "cacheSavingsUsd": row.cache_savings_usd,
+    }

@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from client.exit_codes import ExitCode
+from client.failures import Failure
 from client.options import config_option, env_option
+from client.output import OutputFormat, output_option, print_json
 from contract.enums import MODES
 
 if TYPE_CHECKING:
@@ -165,6 +168,7 @@ def _settings_key(kind: str, config_dir: Path, env_name: str, tenant: str | None
     help="Also rewrite the page's generated sample-results section with this run's tables "
     "(docs/evaluation.md: `make eval-doc`).",
 )
+@output_option
 def command(
     dataset_path: Path,
     url: str | None,
@@ -179,6 +183,7 @@ def command(
     concurrency: int,
     limit: int | None,
     update_doc: Path | None,
+    output: OutputFormat,
 ) -> None:
     """Compare retrieval modes on a dataset: recall, precision, completeness, abstention, latency, cost."""
     from client.evaluation.dataset import DatasetError, load_dataset
@@ -203,17 +208,20 @@ def command(
     _prepare_out_dir(out_dir)
     try:
         with _target(url, env_name, tenant, (local, corpus_dir), config_dir, out_dir) as target:
-            report = _run(items, modes, ks, out_dir, concurrency, target, dataset_path)
+            report = _run(items, modes, ks, out_dir, concurrency, target, dataset_path, output == "json")
     except OSError as error:  # a write into --out failed mid-run (disk full, permissions changed)
         click.echo(f"cannot write {error.filename or out_dir}: {error.strerror or error}", err=True)
         raise SystemExit(1) from None
     if report["overall"] and all(s["errors"] == s["questions"] for s in report["overall"].values()):
-        click.echo("every request failed: see the error field in records.jsonl", err=True)
-        raise SystemExit(1)
+        raise Failure("every request failed: see the error field in records.jsonl", ExitCode.CHECKS_FAILED)
     if update_doc is not None:
         from client.evaluation.doc_table import write
 
-        click.echo(f"{update_doc}: {'updated' if write(update_doc, report) else 'already up to date'}")
+        click.echo(
+            f"{update_doc}: {'updated' if write(update_doc, report) else 'already up to date'}", err=output == "json"
+        )
+    if output == "json":
+        print_json(report)  # stdout holds only the report; progress and tables went to stderr
 
 
 def _agent_target(target: dict[str, Any]) -> Any:
@@ -253,6 +261,7 @@ def _run(
     concurrency: int,
     target: dict[str, Any],
     dataset_path: Path,
+    as_json: bool = False,
 ) -> dict[str, Any]:
     import json
 
@@ -264,9 +273,9 @@ def _run(
     from client.evaluation.report import build_report, render_tables
     from client.evaluation.runner import RECORDS_FILE, run_evaluation
 
-    console = Console()
+    console = Console(stderr=as_json)  # with --output json, stdout is the report's alone
     if not console.is_terminal:  # a pipe or a file has no width to fit: render whole tables, never "Precis…"
-        console = Console(width=PIPE_WIDTH)
+        console = Console(width=PIPE_WIDTH, stderr=as_json)
     client = Client(target["url"], region=target["region"])
     agent = _agent_target(target) if "agent" in modes else None
 

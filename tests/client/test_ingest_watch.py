@@ -206,3 +206,20 @@ def test_status_of_an_unknown_alias_is_named():
     )
     assert result.exit_code == ExitCode.SETUP and "no knowledge base 'nope'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_status_and_job_documents_have_the_shapes_docs_client_md_documents(stubbed):
+    from client.ingestion_jobs import JobResult
+    from tests.client.test_conventions import check_shape
+
+    clients, stubbers = stubbed
+    _expect_ids(stubbers["ssm"])
+    stubbers["bedrock-agent"].add_response("list_ingestion_jobs", {"ingestionJobSummaries": [_job("COMPLETE", 0)]})
+    target = ingest.resolve_target(load_project(EXAMPLE_CONFIG, "dev"), "acme", "docs", 0, needs_s3=False)
+    sources = ingest_command.collect_status(clients["ssm"], clients["bedrock-agent"], [target])
+    check_shape("ingest --status", {"environment": "dev", "tenant": "acme", "sources": sources})
+    assert sources[0]["jobs"][0]["startedAt"] == "2026-01-01T00:00:00+00:00"
+    where = {"environment": "dev", "tenant": "acme", "knowledgeBase": "docs", "source": 0}
+    failed = [{"status": "FAILED", "statusReason": "x", "identifier": {"s3": {"uri": "s3://b/k"}}}]
+    check_shape("ingest", where | ingest_command.job_document(JobResult(_job("COMPLETE", 1), failed)))
+    check_shape("ingest --no-wait", where | {"jobId": JOB})
