@@ -168,7 +168,8 @@ def test_one_readable_line_per_request_and_no_json(akb_local_verbose_or_not):
     ok, refused = output.wait_for(2, " s  request ")
     assert " ok " in ok and " complete " in ok
     assert " refused invalid_request " in refused and " error " in refused
-    after_banner = output.lines[[index for index, line in enumerate(output.lines) if "Ctrl-C to stop." in line][0] :]
+    banner_end = next(index for index, line in enumerate(output.lines) if "Ctrl-C to stop." in line)
+    after_banner = output.lines[banner_end:]
     assert not any(line.startswith("{") for line in after_banner), after_banner
 
 
