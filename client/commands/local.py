@@ -20,7 +20,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
@@ -183,8 +183,11 @@ def command(
             raise Failure(f"the endpoint did not become ready on {url} (is port {port} free? try --port)")
         if front_door == "api_gateway":
             click.echo("Front door        api_gateway (API Gateway REST request context; a client-sent one is refused)")
-        _banner(Banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path))
-        _serve_until_exit(child, project.tenants[tenant_name].agent, url, emulator.url, tenant_name, settings)
+        with contextlib.ExitStack() as agent_scope:  # the banner's last line means everything is ready
+            agent = _register_agent(agent_scope, project.tenants[tenant_name].agent, url, emulator.url, settings)
+            _banner(Banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path, agent))
+            while child.poll() is None:
+                time.sleep(0.2)
         raise Failure(f"the endpoint exited with status {child.returncode} (its output is above)")
     except KeyboardInterrupt:
         click.echo("\nstopping")
@@ -255,19 +258,17 @@ def _relay_log(child: subprocess.Popen, verbose: bool) -> None:
     threading.Thread(target=relay, daemon=True, name="endpoint-log").start()
 
 
-def _serve_until_exit(
-    child: subprocess.Popen, agent: Agent | None, url: str, emulator_url: str, tenant_name: str, settings: Any
-) -> None:
-    """Until the endpoint exits (or Ctrl-C): with the tenant's Bedrock agent registered on the
-    emulator when it has one (docs/agents.md)."""
-    with contextlib.ExitStack() as agent_scope:
-        if agent is not None:
-            from client.local_agent import local_agent
+def _register_agent(
+    scope: contextlib.ExitStack, agent: Agent | None, url: str, emulator_url: str, settings: TenantSettings
+) -> bool:
+    """The tenant's Bedrock agent registered on the emulator for as long as `scope` lasts, when it has one
+    (docs/agents.md)."""
+    if agent is None:
+        return False
+    from client.local_agent import local_agent
 
-            agent_scope.enter_context(local_agent(url, emulator_url, tenant_name, settings, agent.response_max_bytes))
-            click.echo(f"Agent             {ask_command(url)} --agent 'How do I rotate an API key?'")
-        while child.poll() is None:
-            time.sleep(0.2)
+    scope.enter_context(local_agent(url, emulator_url, settings.tenant, settings, agent.response_max_bytes))
+    return True
 
 
 def ask_command(url: str, command: str = "ask") -> str:
@@ -289,6 +290,7 @@ class Banner:
     settings: TenantSettings
     caller_arn: str
     cache_path: Path | None
+    agent: bool = False  # the tenant's Bedrock agent is registered
 
 
 def _banner(b: Banner) -> None:
@@ -308,6 +310,8 @@ def _banner(b: Banner) -> None:
         click.echo(f"Conversations     on, memory {settings.memory.memory_id} ({ask_command(b.url)} --new-session ...)")
     cache_line = f"on, {b.cache_path} (akb cache stats --local --tenant {b.tenant_name})" if b.cache_path else "off"
     click.echo(f"Result cache      {cache_line}")
+    if b.agent:
+        click.echo(f"Agent             {ask_command(b.url)} --agent 'How do I rotate an API key?'")
     click.echo("\nTry it (trace events arrive one by one):")
     click.echo(
         f"  curl -N -X POST {b.url}/v1/query -H 'content-type: application/json' \\\n"

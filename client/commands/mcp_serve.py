@@ -30,7 +30,15 @@ LOOPBACK = ("127.0.0.1", "localhost", "::1")
 @click.option("--local", "use_local", is_flag=True, help="The endpoint `akb local` runs ($AKB_LOCAL_URL).")
 @click.option("--http", "use_http", is_flag=True, help="Serve Streamable HTTP instead of stdio.")
 @click.option("--host", default="127.0.0.1", show_default=True, help="--http: address to listen on.")
-@click.option("--port", default=8765, show_default=True, type=click.IntRange(1, 65535), help="--http: port.")
+@click.option(
+    "--port",
+    default=8765,
+    show_default=True,
+    envvar="AKB_MCP_PORT",
+    show_envvar=True,
+    type=click.IntRange(1, 65535),
+    help="--http: port.",
+)
 @click.option("--allow-remote", is_flag=True, help="--http: allow a non-loopback --host (no auth of its own!).")
 @click.pass_context
 def command(
