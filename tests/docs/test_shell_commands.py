@@ -7,7 +7,7 @@ documented overrides that keep it off fixed ports: AKB_LOCAL_URL (where `akb loc
 `--local` looks), AKB_EMULATOR_PORT=0, AKB_MCP_PORT. A server (`akb local`, `akb emulator`,
 `akb mcp --http`, `make local`) is started in the background and the next command waits until it
 says it is ready, as a person does; a second server of the same kind replaces the first (it would
-take its port). Every other command must exit 0 without a traceback; a curl to /v1/query must get a
+take its port); a page that asks `--local` without starting `akb local` gets the one README starts. Every other command must exit 0 without a traceback; a curl to /v1/query must get a
 stream that ends with `done`. `# needs AWS` commands are not run; `# CI runs this` ones must be in
 .ci/run as written.
 """
@@ -33,16 +33,20 @@ from tests.docs.shell_blocks import LOOKS_LIKE_A_COMMAND, Command, commands, doc
 REPO = Path(__file__).resolve().parents[2]
 READY = {"local": "Ctrl-C to stop.", "emulator": "Ctrl-C to stop.", "mcp": "MCP (Streamable HTTP) on"}
 READY_SECONDS = 120
+# A command that asks the endpoint `akb local` runs (`akb eval --local` starts one of its own).
+ASKS_LOCAL = re.compile(r"akb (ask|mcp|playground)\b[^\n|;&]*--local\b|\$\{?AKB_LOCAL_URL")
 COMMAND_SECONDS = 400  # `make synth`, `make synth-pipeline` synthesize whole environments
-
-pytestmark = pytest.mark.xdist_group("docs-commands")  # one copy of the repository per worker
 
 
 def _shell_commands(path: Path) -> list[Command]:
     return [command for block in fenced_blocks(path, REPO) if block.language == "bash" for command in commands(block)]
 
 
-DOCUMENTS = [path for path in documents(REPO) if _shell_commands(path)]
+def _runnable(path: Path) -> list[Command]:
+    return [command for command in _shell_commands(path) if not (command.needs_aws or command.ci_runs)]
+
+
+DOCUMENTS = [path for path in documents(REPO) if _runnable(path)]
 
 
 def _free_port() -> int:
@@ -126,8 +130,14 @@ class Session:
     def run(self, command: Command) -> None:
         kind = server_kind(command)
         if kind is None:
+            if "local" not in self.servers and ASKS_LOCAL.search(command.text):
+                # A page that asks `akb local` without starting it: the reader started it (README) first.
+                self._start("local", Command("README.md", 0, "akb local"))
             self._run_once(command)
             return
+        self._start(kind, command)
+
+    def _start(self, kind: str, command: Command) -> None:
         if kind in self.servers:  # the new one takes its port
             self.servers.pop(kind).stop()
         server = Server(command, self.cwd, self.env)
@@ -185,13 +195,8 @@ def session(checkout, tmp_path) -> Iterator[Session]:
 
 @pytest.mark.parametrize("document", DOCUMENTS, ids=lambda path: path.name)
 def test_every_command_of_the_document_runs_as_written(session, document):
-    ran = 0
-    for command in _shell_commands(document):
-        if command.needs_aws or command.ci_runs:
-            continue
+    for command in _runnable(document):
         session.run(command)
-        ran += 1
-    assert ran, f"{document}: every command needs AWS; say so in prose instead"
 
 
 def test_commands_ci_runs_are_in_ci_run_as_written():
