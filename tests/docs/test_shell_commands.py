@@ -7,8 +7,9 @@ documented overrides that keep it off fixed ports: AKB_LOCAL_URL (where `akb loc
 `--local` looks), AKB_EMULATOR_PORT=0, AKB_MCP_PORT. A server (`akb local`, `akb emulator`,
 `akb mcp --http`, `make local`) is started in the background and the next command waits until it
 says it is ready, as a person does; a second server of the same kind replaces the first (it would
-take its port); a page that asks `--local` without starting `akb local` gets the one README starts. Every other command must exit 0 without a traceback; a curl to /v1/query must get a
-stream that ends with `done`. `# needs AWS` commands are not run; `# CI runs this` ones must be in
+take its port); a page that asks `--local` without starting `akb local` gets the one README starts.
+Every other command must exit 0 without a traceback; a curl to /v1/query must get a stream that
+ends with `done`. `# needs AWS` commands are not run; `# CI runs this` ones must be in
 .ci/run as written.
 """
 
