@@ -57,7 +57,7 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
 
 def _environment_file(config_dir: Path, env_name: str) -> Path:
     """`environments/<env_name>.yaml`, or ConfigError for a name that is not one or a missing file."""
-    if not NAME_PATTERN.match(env_name):  # `--env ../..` must not reach outside environments/
+    if not NAME_PATTERN.fullmatch(env_name):  # `--env ../..` must not reach outside environments/
         raise ConfigError(
             [
                 Problem(
@@ -111,7 +111,7 @@ def _tenants_named_in(env_file: Path, tenants_dir: Path) -> list[str]:
     """The `tenants:` list of an environment file that failed validation, if it is a list of names;
     otherwise every tenant file in the directory."""
     named = named_tenants(env_file)
-    return named if named is not None else [name for name in available(tenants_dir) if NAME_PATTERN.match(name)]
+    return named if named is not None else [name for name in available(tenants_dir) if NAME_PATTERN.fullmatch(name)]
 
 
 def _misnamed_tenant_files(tenants_dir: Path) -> list[Problem]:
@@ -122,7 +122,7 @@ def _misnamed_tenant_files(tenants_dir: Path) -> list[Problem]:
             "the file name is the tenant name: use lowercase letters, digits and hyphens (e.g. acme-support.yaml)",
         )
         for path in sorted(tenants_dir.glob("*.y*ml"))
-        if not NAME_PATTERN.match(path.stem) or path.suffix != ".yaml"
+        if not NAME_PATTERN.fullmatch(path.stem) or path.suffix != ".yaml"
     ]
 
 

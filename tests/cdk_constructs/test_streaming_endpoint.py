@@ -16,7 +16,7 @@ from cdk_constructs.streaming_endpoint import (
     StreamingEndpointProps,
     worst_case_size,
 )
-from contract.env_vars import LOCAL_CALLER_ARN, LOCAL_MODE
+from contract.env_vars import LOCAL_CALLER_ARN, LOCAL_MODE, PAGE_TOKEN_KEY
 from contract.env_vars import TENANT_SETTINGS as ENV_VAR
 from contract.resource_names import tenant_stack_name
 from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
@@ -88,6 +88,16 @@ def test_deployed_function_never_runs_in_local_mode(synthesized, tenant):
     variables = function["Environment"]["Variables"]
     assert ENV_VAR in variables  # the environment under test is the function's real one
     assert {LOCAL_MODE, LOCAL_CALLER_ARN} & set(variables) == set()
+
+
+@pytest.mark.parametrize("tenant", ["acme", "globex"])
+def test_the_next_token_key_is_the_uuid_of_the_stacks_own_id(synthesized, tenant):
+    """lambdas/endpoint/page_tokens.py: shared by every container, in no template or config, no new resource."""
+    _, function = _one(_tenant(synthesized, tenant), "AWS::Lambda::Function")
+    key = function["Environment"]["Variables"][PAGE_TOKEN_KEY]
+    assert key == {"Fn::Select": [2, {"Fn::Split": ["/", {"Ref": "AWS::StackId"}]}]}
+    stack_id = "arn:aws:cloudformation:us-west-2:123456789012:stack/dev-acme/8c6e0d2a-1b2c-4d5e-8f90-a1b2c3d4e5f6"
+    assert stack_id.split("/")[2] == "8c6e0d2a-1b2c-4d5e-8f90-a1b2c3d4e5f6"  # what Select 2 of Split "/" yields
 
 
 @pytest.mark.parametrize("tenant", ["acme", "globex"])
