@@ -253,6 +253,16 @@ def _prepare_out_dir(out_dir: Path) -> None:
         raise SystemExit(2)
 
 
+def _console(as_json: bool) -> Any:
+    """Where progress and tables go: stdout, or stderr with --output json (stdout is then the report's)."""
+    from rich.console import Console
+
+    console = Console(stderr=as_json)
+    if not console.is_terminal:  # a pipe or a file has no width to fit: render whole tables, never "Precis…"
+        console = Console(width=PIPE_WIDTH, stderr=as_json)
+    return console
+
+
 def _run(
     items: list[EvalItem],
     modes: list[str],
@@ -265,7 +275,6 @@ def _run(
 ) -> dict[str, Any]:
     import json
 
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from client.endpoint_client import Client
@@ -273,9 +282,7 @@ def _run(
     from client.evaluation.report import build_report, render_tables
     from client.evaluation.runner import RECORDS_FILE, run_evaluation
 
-    console = Console(stderr=as_json)  # with --output json, stdout is the report's alone
-    if not console.is_terminal:  # a pipe or a file has no width to fit: render whole tables, never "Precis…"
-        console = Console(width=PIPE_WIDTH, stderr=as_json)
+    console = _console(as_json)
     client = Client(target["url"], region=target["region"])
     agent = _agent_target(target) if "agent" in modes else None
 
