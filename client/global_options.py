@@ -50,30 +50,18 @@ def _store(name: str) -> Callable[[click.Context, click.Parameter, Any], Any]:
     return callback
 
 
+def _option(name: str, help: str, *, flag: bool = False) -> click.Option:
+    """An option that only records its value (eager: before the command's own callbacks read it)."""
+    extra: dict[str, Any] = {"is_flag": True, "default": False} if flag else {}
+    return click.Option([f"--{name}"], expose_value=False, is_eager=True, callback=_store(name), help=help, **extra)
+
+
 def global_parameters() -> list[click.Parameter]:
     """New instances of the shared options (a click parameter belongs to one command)."""
     return [
-        click.Option(
-            ["--profile"],
-            expose_value=False,
-            is_eager=True,
-            callback=_store("profile"),
-            help="AWS profile to use (default: the standard chain: AWS_PROFILE, environment keys, SSO, role).",
+        _option(
+            "profile", "AWS profile to use (default: the standard chain: AWS_PROFILE, environment keys, SSO, role)."
         ),
-        click.Option(
-            ["--region"],
-            expose_value=False,
-            is_eager=True,
-            callback=_store("region"),
-            help="AWS region where the command's context names none (an --env names its own).",
-        ),
-        click.Option(
-            ["--debug"],
-            is_flag=True,
-            default=False,
-            expose_value=False,
-            is_eager=True,
-            callback=_store("debug"),
-            help="On an error, also print the traceback (for bug reports).",
-        ),
+        _option("region", "AWS region where the command's context names none (an --env names its own)."),
+        _option("debug", "On an error, also print the traceback (for bug reports).", flag=True),
     ]
