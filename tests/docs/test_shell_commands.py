@@ -32,10 +32,15 @@ import pytest
 from tests.docs.shell_blocks import LOOKS_LIKE_A_COMMAND, Command, commands, documents, fenced_blocks
 
 REPO = Path(__file__).resolve().parents[2]
-READY = {"local": "Ctrl-C to stop.", "emulator": "Ctrl-C to stop.", "mcp": "MCP (Streamable HTTP) on"}
+READY = {
+    "local": "Ctrl-C to stop.",
+    "emulator": "Ctrl-C to stop.",
+    "mcp": "MCP (Streamable HTTP) on",
+    "playground": "Ctrl-C stops it.",
+}
 READY_SECONDS = 120
 # A command that asks the endpoint `akb local` runs (`akb eval --local` starts one of its own).
-ASKS_LOCAL = re.compile(r"akb (ask|mcp|playground)\b[^\n|;&]*--local\b|\$\{?AKB_LOCAL_URL")
+ASKS_LOCAL = re.compile(r"akb (ask|mcp)\b[^\n|;&]*--local\b|\$\{?AKB_LOCAL_URL")
 COMMAND_SECONDS = 400  # `make synth`, `make synth-pipeline` synthesize whole environments
 
 
@@ -67,6 +72,8 @@ def server_kind(command: Command) -> str | None:
         return "emulator"
     if re.search(r"\bakb mcp\b.*--http", words):
         return "mcp"
+    if re.search(r"\bakb playground\b", words):
+        return "playground"
     return None
 
 
@@ -126,17 +133,18 @@ class Session:
             AWS_CONFIG_FILE=str(scratch / "aws-config"),
             AWS_SHARED_CREDENTIALS_FILE=str(scratch / "aws-credentials"),
             AWS_EC2_METADATA_DISABLED="true",
+            BROWSER="true",  # Python's webbrowser runs `true URL`: `akb playground` opens no window here
         )
 
     def run(self, command: Command) -> None:
         kind = server_kind(command)
+        if kind != "local" and "local" not in self.servers and ASKS_LOCAL.search(command.text):
+            # A page that asks `akb local` without starting it: the reader started it (README) first.
+            self._start("local", Command("README.md", 0, "akb local"))
         if kind is None:
-            if "local" not in self.servers and ASKS_LOCAL.search(command.text):
-                # A page that asks `akb local` without starting it: the reader started it (README) first.
-                self._start("local", Command("README.md", 0, "akb local"))
             self._run_once(command)
-            return
-        self._start(kind, command)
+        else:
+            self._start(kind, command)
 
     def _start(self, kind: str, command: Command) -> None:
         if kind in self.servers:  # the new one takes its port
