@@ -63,3 +63,24 @@ def test_without_akb_config_another_folder_gets_one_line_saying_how(tmp_path):
     assert child.returncode == 1 and child.stdout == ""
     assert child.stderr.startswith("akb mcp: no config directory found: looked for config/environments/ in ")
     assert "set AKB_CONFIG" in child.stderr and "Traceback" not in child.stderr
+
+
+def test_a_request_the_endpoint_would_refuse_is_an_error_result_with_its_sentence(tmp_path):
+    """The body is checked by the contract before it is sent (nothing listens at the URL: never reached)."""
+    parameters = StdioServerParameters(
+        command=sys.executable,
+        args=["-m", "client", "mcp", "--local"],
+        env={**documented_server()["env"], "PYTHONPATH": str(REPO), "AKB_LOCAL_URL": "http://127.0.0.1:9"},
+        cwd=str(tmp_path),
+    )
+
+    async def run() -> Any:
+        async with stdio_client(parameters) as (read, write), ClientSession(read, write) as session:
+            await session.initialize()
+            return await session.call_tool("ask", {"question": "\u200b \u200b"})  # zero-width spaces only
+
+    result = anyio.run(run)
+    assert result.is_error
+    assert result.content[0].text.startswith(
+        "The endpoint would refuse the request (invalid_request): field 'question': must not be blank"
+    )
