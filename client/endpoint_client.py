@@ -73,7 +73,11 @@ class InvalidRequest(EndpointError, ValueError):
 
 
 class EndpointConnectionError(EndpointError):
-    """No HTTP answer at all: refused, DNS, TLS or connect timeout."""
+    """No HTTP answer at all: refused, DNS, TLS or connect timeout. `url`: the endpoint tried."""
+
+    def __init__(self, message: str, url: str = "") -> None:
+        super().__init__(message)
+        self.url = url
 
 
 class EndpointTimeout(EndpointError):
@@ -251,10 +255,12 @@ class Client:
             response = self._http.send(request, stream=True)
         except httpx.TimeoutException as error:
             if isinstance(error, httpx.ConnectTimeout):
-                raise EndpointConnectionError(f"cannot connect to {self.url}: timed out") from None
+                raise EndpointConnectionError(f"cannot connect to {self.url}: timed out", self.url) from None
             raise EndpointTimeout("first_event", self.timeouts.idle) from None
         except httpx.TransportError as error:
-            raise EndpointConnectionError(f"cannot reach {self.url}: {error or type(error).__name__}") from None
+            raise EndpointConnectionError(
+                f"cannot reach {self.url}: {error or type(error).__name__}", self.url
+            ) from None
         try:
             if response.status_code != 200:
                 raise _http_error(response)

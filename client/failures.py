@@ -164,7 +164,10 @@ def _endpoint(error: BaseException) -> Found:
             return str(error), ExitCode.DEADLINE
         return f"{error}{_http_fix(error.status)}", ExitCode.UNAVAILABLE
     if isinstance(error, ec.EndpointConnectionError):
-        return str(error), ExitCode.UNAVAILABLE
+        from client.sigv4 import is_local
+
+        hint = " (is `akb local` running there? start it, or point AKB_LOCAL_URL at the port it prints)"
+        return f"{error}{hint if is_local(error.url) else ''}", ExitCode.UNAVAILABLE
     if isinstance(error, ec.EndpointTimeout):
         return str(error), ExitCode.DEADLINE
     if isinstance(error, ec.StreamError):

@@ -146,7 +146,9 @@ def test_an_unreachable_endpoint_exits_3_and_says_where(monkeypatch):
     monkeypatch.setenv("AKB_LOCAL_URL", url)
     result = akb("ask", "--local", "q")
     assert result.exit_code == ExitCode.UNAVAILABLE
-    assert one_line(result).startswith(f"akb ask: cannot reach {url}")
+    line = one_line(result)
+    assert line.startswith(f"akb ask: cannot reach {url}")
+    assert line.endswith("(is `akb local` running there? start it, or point AKB_LOCAL_URL at the port it prints)")
 
 
 def test_a_refusal_names_the_endpoints_code_and_the_fix(stub):
