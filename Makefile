@@ -72,8 +72,8 @@ test-fast: $(BIN)/.installed  ## Unit tests only (no synth, no server, no subpro
 local: $(BIN)/.installed  ## akb local: the emulator + the first tenant's endpoint on 127.0.0.1 (Ctrl-C stops)
 	$(BIN)/akb local --env $(ENV) --config $(CONFIG)
 
-emulator: $(BIN)/.installed  ## akb emulator: the local Bedrock emulator alone on 127.0.0.1:8081
-	$(BIN)/akb emulator --port 8081
+emulator: $(BIN)/.installed  ## akb emulator: the local Bedrock emulator alone on 127.0.0.1:8081 ($$AKB_EMULATOR_PORT)
+	$(BIN)/akb emulator
 
 eval-doc: $(BIN)/.installed  ## Rerun the sample evaluation (local emulator, fresh) and rewrite docs/evaluation.md's results tables
 	rm -rf .build/eval-sample

@@ -16,7 +16,10 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
+from client.exit_codes import ExitCode
+from client.failures import Failure
 from client.options import config_option, env_option
+from client.output import OutputFormat, output_option, print_json
 from contract.enums import MODES
 
 if TYPE_CHECKING:
@@ -171,7 +174,7 @@ def _settings_key(kind: str, config_dir: Path, env_name: str, tenant: str | None
     "--gate",
     is_flag=True,
     help="Quality gate: the tenant's golden set and modes (its quality: block), judged against its thresholds and "
-    "baseline; exit 3 on a regression (docs/evaluation.md).",
+    "baseline; exit 6 on a regression (docs/evaluation.md).",
 )
 @click.option("--promote-baseline", is_flag=True, help="With --gate: store a passing run as the new baseline.")
 @click.option(
@@ -179,6 +182,7 @@ def _settings_key(kind: str, config_dir: Path, env_name: str, tenant: str | None
     type=click.Path(dir_okay=False, path_type=Path),
     help="With --gate --local: the baseline file [eval-out/baselines/local-<env>-<tenant>.json].",
 )
+@output_option
 def command(
     dataset_path: Path,
     url: str | None,
@@ -196,6 +200,7 @@ def command(
     gate: bool,
     promote_baseline: bool,
     baseline_file: Path | None,
+    output: OutputFormat,
 ) -> None:
     """Compare retrieval modes on a dataset: recall, precision, completeness, abstention, latency, cost."""
     from schema.eval_dataset import DatasetError, load_dataset
@@ -225,19 +230,22 @@ def command(
     try:
         with _target(url, env_name, tenant, (local, corpus_dir), config_dir, out_dir) as target:
             target["user_id"] = gate_plan.identity.user_id if gate_plan else None
-            report = _run(items, modes, ks, out_dir, concurrency, target, dataset_path)
+            report = _run(items, modes, ks, out_dir, concurrency, target, dataset_path, output == "json")
     except OSError as error:  # a write into --out failed mid-run (disk full, permissions changed)
         click.echo(f"cannot write {error.filename or out_dir}: {error.strerror or error}", err=True)
         raise SystemExit(1) from None
     if gate_plan is not None:
         raise SystemExit(gate_plan.finish(report))
     if report["overall"] and all(s["errors"] == s["questions"] for s in report["overall"].values()):
-        click.echo("every request failed: see the error field in records.jsonl", err=True)
-        raise SystemExit(1)
+        raise Failure("every request failed: see the error field in records.jsonl", ExitCode.CHECKS_FAILED)
     if update_doc is not None:
         from client.evaluation.doc_table import write
 
-        click.echo(f"{update_doc}: {'updated' if write(update_doc, report) else 'already up to date'}")
+        click.echo(
+            f"{update_doc}: {'updated' if write(update_doc, report) else 'already up to date'}", err=output == "json"
+        )
+    if output == "json":
+        print_json(report)  # stdout holds only the report; progress and tables went to stderr
 
 
 def _check_update_doc(update_doc: Path | None) -> None:
@@ -281,6 +289,16 @@ def _prepare_out_dir(out_dir: Path) -> None:
         raise SystemExit(2)
 
 
+def _console(as_json: bool) -> Any:
+    """Where progress and tables go: stdout, or stderr with --output json (stdout is then the report's)."""
+    from rich.console import Console
+
+    console = Console(stderr=as_json)
+    if not console.is_terminal:  # a pipe or a file has no width to fit: render whole tables, never "Precis…"
+        console = Console(width=PIPE_WIDTH, stderr=as_json)
+    return console
+
+
 def _run(
     items: list[EvalItem],
     modes: list[str],
@@ -289,10 +307,10 @@ def _run(
     concurrency: int,
     target: dict[str, Any],
     dataset_path: Path,
+    as_json: bool = False,
 ) -> dict[str, Any]:
     import json
 
-    from rich.console import Console
     from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
 
     from client.endpoint_client import Client
@@ -300,8 +318,7 @@ def _run(
     from client.evaluation.report import build_report, render_tables
     from client.evaluation.runner import RECORDS_FILE, run_evaluation
 
-    console = Console()  # a pipe or a file has no width to fit: render whole tables, never "Precis…"
-    console = console if console.is_terminal else Console(width=PIPE_WIDTH)
+    console = _console(as_json)
     client = Client(target["url"], region=target["region"])
     agent = _agent_target(target) if "agent" in modes else None
 

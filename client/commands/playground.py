@@ -5,8 +5,10 @@
     akb playground --url http://127.0.0.1:8080 --tenant acme   # an endpoint already running
 
 The server asks the endpoint through the same client as `akb ask` (SigV4 for deployed endpoints);
-credentials stay in this process. Exit codes: 0 after Ctrl-C; 1 config, URL lookup or start-up
-problem; 2 usage error.
+credentials stay in this process. Exit codes (client/exit_codes.py): 0 after Ctrl-C; 1 config, URL
+lookup, region or start-up problem (a port in use, an unknown tenant); 2 usage error. Failures are
+raised for the one error path to print (client/failures.py); `--region` and `--profile` are the
+global options.
 """
 
 from __future__ import annotations
@@ -22,21 +24,19 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from client.options import config_option, env_option, load_or_exit
+from client.failures import Failure
+from client.options import config_option, endpoint_url, env_option, load_or_exit, tenant_option
 
 if TYPE_CHECKING:
     from client.playground.endpoint_target import Target
 
-EXIT_CONFIG = 1
-
 
 @click.command()
 @click.option("--local", "use_local", is_flag=True, help="Start `akb local` for --tenant (default: the env's first).")
-@click.option("--tenant", help="The tenant: deployed (with --env), run locally (--local), or described (--url).")
+@tenant_option("The tenant: deployed (with --env), run locally (--local), or described (--url).")
 @env_option
 @config_option
 @click.option("--url", help="An endpoint already running: `akb local` (http://127.0.0.1:PORT) or a deployed URL.")
-@click.option("--region", help="Region to sign for, when the URL does not name one (a custom domain).")
 @click.option("--port", default=0, type=click.IntRange(0, 65535), help="The page's port on 127.0.0.1 [default: free]")
 @click.option("--no-browser", is_flag=True, help="Print the page's address; do not open a browser.")
 @click.option(
@@ -52,8 +52,7 @@ EXIT_CONFIG = 1
     default=None,
     help="With --local: akb local's --corpus (one folder per knowledge-base alias). Default: local/corpus/.",
 )
-@click.pass_context
-def command(ctx: click.Context, /, port: int, no_browser: bool, **choice: Any) -> None:
+def command(port: int, no_browser: bool, **choice: Any) -> None:
     """Serve a web page on 127.0.0.1 to ask a tenant's endpoint, watch the planner and compare modes."""
     from client.playground.local_launch import LocalLaunchError
     from client.playground.web_server import bind_loopback
@@ -64,19 +63,19 @@ def command(ctx: click.Context, /, port: int, no_browser: bool, **choice: Any) -
     try:
         sock = bind_loopback(port)
     except OSError as error:
-        click.echo(f"akb playground: cannot listen on 127.0.0.1:{port}: {error.strerror}", err=True)
-        ctx.exit(EXIT_CONFIG)
+        raise Failure(
+            f"cannot listen on 127.0.0.1:{port}: {error.strerror}: pick another --port (0: any free one)"
+        ) from None
     # uvicorn re-raises the signal that stopped it; as KeyboardInterrupt (not SIGTERM's default: die at
     # once) it unwinds through `_endpoint`, which stops the `akb local` that --local started.
     previous = signal.signal(signal.SIGTERM, _interrupt)
     try:
-        with _endpoint(ctx, chosen) as target:
+        with _endpoint(chosen) as target:
             _serve(target, sock, not no_browser)
     except KeyboardInterrupt:
         click.echo("stopped")
     except LocalLaunchError as error:
-        click.echo(f"akb playground: {error}", err=True)
-        ctx.exit(EXIT_CONFIG)
+        raise Failure(str(error)) from None
     finally:
         signal.signal(signal.SIGTERM, previous)
         sock.close()
@@ -95,15 +94,13 @@ class EndpointChoice:
     env_name: str
     config_dir: Path
     url: str | None
-    region: str | None
     delay_ms: float
     corpus: Path | None
 
 
 @contextlib.contextmanager
-def _endpoint(ctx: click.Context, chosen: EndpointChoice) -> Iterator[Target]:
+def _endpoint(chosen: EndpointChoice) -> Iterator[Target]:
     """The Target; for --local, with `akb local` running until the playground stops."""
-    from client.commands.mcp_serve import _checked_url  # akb ask's --url rules, as `akb mcp` applies them
     from client.playground.endpoint_target import Target, TenantView, tenant_view
     from client.playground.local_launch import running_akb_local
     from client.sigv4 import is_local
@@ -114,7 +111,7 @@ def _endpoint(ctx: click.Context, chosen: EndpointChoice) -> Iterator[Target]:
         tenant = tenant or next(iter(project.tenants))
         if tenant not in project.tenants:
             known = ", ".join(project.tenants)
-            raise click.UsageError(f"tenant '{tenant}' is not in environment '{env_name}' ({known})")
+            raise Failure(f"tenant '{tenant}' is not in environment '{env_name}' ({known})")
         view = tenant_view(project, tenant)
     if chosen.use_local and view is not None:
         from local.emulator.corpus import DEFAULT_CORPUS  # the corpus akb local serves by default
@@ -126,26 +123,15 @@ def _endpoint(ctx: click.Context, chosen: EndpointChoice) -> Iterator[Target]:
         return
     if chosen.corpus is not None:
         raise click.UsageError("--corpus is akb local's: use it with --local")
+    region: str | None
     if chosen.url is None:
-        url, region = _deployed_url(ctx, chosen.config_dir, env_name, tenant or "", chosen.region)
+        from client.endpoint_url import resolve_url
+
+        url, region = resolve_url(chosen.config_dir, env_name, tenant or "")
         source = f"deployed: SSM /akb/{env_name}/{tenant}/endpoint/url"
     else:
-        url, region, source = _checked_url(chosen.url, chosen.region), chosen.region, "--url"
+        (url, region), source = endpoint_url(chosen.url), "--url"  # akb ask's --url and region rules
     yield Target(url, region, not is_local(url), source, view or TenantView())
-
-
-def _deployed_url(
-    ctx: click.Context, config_dir: Path, env_name: str, tenant: str, region: str | None
-) -> tuple[str, str | None]:
-    from client.endpoint_url import UrlResolutionError, resolve_url
-    from schema import ConfigError
-
-    try:
-        resolved, env_region = resolve_url(config_dir, env_name, tenant)
-    except (ConfigError, UrlResolutionError) as error:
-        click.echo(f"akb playground: {error}", err=True)
-        ctx.exit(EXIT_CONFIG)
-    return resolved, region or env_region
 
 
 def _serve(target: Target, sock: socket.socket, open_browser: bool) -> None:

@@ -17,6 +17,7 @@ from typing import Any
 import click
 
 from client.evaluation.baseline_store import BaselineError, BaselineStore, FileBaselineStore, SsmBaselineStore
+from client.exit_codes import ExitCode
 from schema.eval_dataset import EvalItem
 from schema.quality_config import (
     DEFAULT_SESSION_NAME,
@@ -27,7 +28,9 @@ from schema.quality_config import (
     golden_set_path,
 )
 
-GATE_FAILED_EXIT = 3
+GATE_FAILED_EXIT = int(
+    ExitCode.CHECKS_FAILED
+)  # the shared table (client/exit_codes.py): what it checked is not in order
 PIPE_WIDTH = 200
 LOCAL_BASELINES = Path("eval-out") / "baselines"
 

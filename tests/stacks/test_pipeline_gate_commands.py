@@ -12,7 +12,7 @@ from stacks.pipeline_stack import gate_pipeline_commands
 
 STAND_IN_AKB = """#!/bin/sh
 echo "$AWS_PROFILE $*" >> calls
-case "$*" in *"--tenant acme"*) exit 3;; esac
+case "$*" in *"--tenant acme"*) exit 6;; esac
 exit 0
 """
 

@@ -21,14 +21,27 @@ def run(*args: str):
         ((), "one of --local, --env/--tenant or --url"),
         (("--local", "--url", "http://127.0.0.1:8080"), "one of --local, --env/--tenant or --url"),
         (("--url", "ftp://example.com"), "must start with http:// or https://"),
-        (("--url", "https://retrieval.example.com/"), "pass --region"),
-        (("--local", "--tenant", "nobody"), "tenant 'nobody' is not in environment 'dev'"),
         (("--url", "http://127.0.0.1:8080", "--corpus", "local/corpus"), "--corpus is akb local's"),
     ],
 )
 def test_usage_errors_say_what_to_change(args, says):
     result = run(*args)
     assert result.exit_code == 2
+    assert says in result.output and "Traceback" not in result.output
+
+
+@pytest.mark.parametrize(
+    "args, says",
+    [
+        (("--url", "https://retrieval.example.com/"), "pass --region"),
+        (("--local", "--tenant", "nobody"), "tenant 'nobody' is not in environment 'dev'"),
+    ],
+)
+def test_setup_problems_are_one_line_and_exit_1(no_aws_credentials, args, says):
+    no_aws_credentials.delenv("AWS_REGION", raising=False)
+    no_aws_credentials.delenv("AWS_DEFAULT_REGION", raising=False)
+    result = run(*args)
+    assert result.exit_code == 1
     assert says in result.output and "Traceback" not in result.output
 
 
