@@ -13,7 +13,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from client.commands.eval import command
+from client.cli import main
 from client.evaluation.gate_command import GATE_FAILED_EXIT
 from tests.schema.conftest import ConfigCopy
 
@@ -22,7 +22,8 @@ pytestmark = pytest.mark.slow
 
 
 def run_gate(*args: str):
-    return CliRunner().invoke(command, ["--gate", *args], catch_exceptions=False, terminal_width=200)
+    """`akb eval --gate ...` through the `akb` group, so failures take the shared error path (client/failures.py)."""
+    return CliRunner().invoke(main, ["eval", "--gate", *args], catch_exceptions=False, terminal_width=200)
 
 
 @pytest.fixture(scope="module")
@@ -118,7 +119,9 @@ def test_the_gate_refuses_options_that_would_change_what_it_measures(config_copy
     assert result.exit_code == 2 and "remove --limit" in result.output
     result = run_gate("--url", "http://127.0.0.1:9", "--tenant", "acme")
     assert result.exit_code == 2 and "configured tenant" in result.output
-    result = CliRunner().invoke(command, ["--local", "--tenant", "acme", "--promote-baseline", "--dataset", "x.jsonl"])
+    result = CliRunner().invoke(
+        main, ["eval", "--local", "--tenant", "acme", "--promote-baseline", "--dataset", "x.jsonl"]
+    )
     assert result.exit_code == 2 and "need --gate" in result.output
     config_copy.edit("tenants", "acme", lambda data: data.pop("quality"))
     result = run_gate("--local", "--tenant", "acme", "--config", str(config_copy.root))
