@@ -22,10 +22,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import urlsplit
 
+from client.exit_codes import SetupError
 from lambdas.agent_action.action_contract import USER_ID_ATTRIBUTE
 
 
-class AgentTargetError(Exception):
+class AgentTargetError(SetupError):
     """The agent could not be found; the message says what to do."""
 
 
@@ -74,7 +75,7 @@ def local_agent_target(endpoint_url: str) -> AgentTarget:
 
 def resolve_agent(config_dir: Path, env_name: str, tenant: str, ssm_client: Any = None) -> AgentTarget:
     """A deployed tenant's agent and alias ids from its SSM parameters."""
-    from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.exceptions import ClientError
 
     from schema import load_project
 
@@ -83,18 +84,22 @@ def resolve_agent(config_dir: Path, env_name: str, tenant: str, ssm_client: Any 
         raise AgentTargetError(f"tenant '{tenant}' is not deployed in environment '{env_name}'")
     if project.tenants[tenant].agent is None:
         raise AgentTargetError(f"tenant '{tenant}' has no `agent:` block in environment '{env_name}'")
-    region = project.environment.region
-    if ssm_client is None:
-        import boto3
+    from client import aws_session
 
-        ssm_client = boto3.client("ssm", region_name=region)
+    region = aws_session.environment_region(project)
+    if ssm_client is None:
+        ssm_client = aws_session.client("ssm", region)
     values = []
     for key in ("agent/id", "agent/alias-id"):
         name = f"/akb/{env_name}/{tenant}/{key}"
         try:
             values.append(ssm_client.get_parameter(Name=name)["Parameter"]["Value"])
-        except (ClientError, BotoCoreError) as error:
-            raise AgentTargetError(f"reading {name} in {region} failed: {error}") from None
+        except ClientError as error:  # credentials, throttling, access: the one error path says what
+            if error.response.get("Error", {}).get("Code") != "ParameterNotFound":
+                raise
+            raise AgentTargetError(
+                f"{name} not found in {region}: is the stack {env_name}-{tenant} deployed with its agent?"
+            ) from None
     return AgentTarget(values[0], values[1], region)
 
 
@@ -109,7 +114,9 @@ def _client(target: AgentTarget) -> Any:
             aws_access_key_id="local",
             aws_secret_access_key="local",  # noqa: S106 - not a secret: the local emulator
         )
-    return boto3.client("bedrock-agent-runtime", region_name=target.region)
+    from client import aws_session
+
+    return aws_session.client("bedrock-agent-runtime", target.region)
 
 
 def ask_agent(

@@ -13,13 +13,14 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from client.exit_codes import SetupError
 from contract.resource_names import cache_table_name
 from lambdas.endpoint.cache.store import CacheStore, SqliteStore, VersionMark
 
 LOCAL_CACHE_DIR_ENV = "AKB_LOCAL_CACHE_DIR"
 
 
-class CacheAdminError(Exception):
+class CacheAdminError(SetupError):
     """Something the user can fix; `str()` says what."""
 
 
@@ -43,9 +44,9 @@ def open_store(project: Any, tenant: str, *, local: bool, dynamodb: Any = None) 
     from lambdas.endpoint.cache.dynamodb_store import DynamoDbStore
 
     if dynamodb is None:
-        import boto3
+        from client.aws_session import environment_region, session
 
-        dynamodb = boto3.Session(region_name=project.environment.region).client("dynamodb")
+        dynamodb = session(environment_region(project)).client("dynamodb")
     return DynamoDbStore(dynamodb, cache_table_name(project.env_name, tenant))
 
 

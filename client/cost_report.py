@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from datetime import UTC, datetime, timedelta
 from typing import Any
 
+from client.exit_codes import SetupError
 from contract import metric_names as names
 from contract import resource_names as naming
 from schema import Project
@@ -34,7 +35,7 @@ MAX_WINDOW_SECONDS = 455 * 86400
 MONTH_DAYS = 30.0
 
 
-class CostError(Exception):
+class CostError(SetupError):
     """Something the user can fix; `str()` says what."""
 
 

@@ -34,6 +34,7 @@ from contract.events import (
     TextEvent,
     TraceEvent,
 )
+from contract.request_body import QUESTION_OR_MESSAGES, BodyError, validate_body
 
 QUERY_PATH = "/v1/query"
 
@@ -64,8 +65,19 @@ class EndpointHTTPError(EndpointError):
         super().__init__(f"HTTP {status} {code}: {message}{hint}")
 
 
+class InvalidRequest(EndpointError, ValueError):
+    """A body the endpoint would refuse (400 invalid_request), caught before sending: the message is the
+    endpoint's own (contract/request_body.py states the rules once for both)."""
+
+    code = "invalid_request"
+
+
 class EndpointConnectionError(EndpointError):
-    """No HTTP answer at all: refused, DNS, TLS or connect timeout."""
+    """No HTTP answer at all: refused, DNS, TLS or connect timeout. `url`: the endpoint tried."""
+
+    def __init__(self, message: str, url: str = "") -> None:
+        super().__init__(message)
+        self.url = url
 
 
 class EndpointTimeout(EndpointError):
@@ -148,9 +160,10 @@ def request_body(
     session_id: str | None = None,
     persistence: str | None = None,
 ) -> dict[str, Any]:
-    """The endpoint's camelCase JSON body; options left as None are omitted (the tenant's defaults)."""
-    if (question is None) == (messages is None):
-        raise ValueError("pass exactly one of question or messages")
+    """The endpoint's camelCase JSON body; options left as None are omitted (the tenant's defaults).
+
+    Checked by the contract's own validator (contract/request_body.py, the endpoint's): a body the
+    endpoint would refuse raises InvalidRequest with the endpoint's sentence, before anything is sent."""
     fields = {
         "question": question,
         "messages": list(messages) if messages is not None else None,
@@ -165,7 +178,14 @@ def request_body(
         "sessionId": session_id,
         "persistence": persistence,
     }
-    return {key: value for key, value in fields.items() if value is not None}
+    body = {key: value for key, value in fields.items() if value is not None}
+    try:
+        validate_body(body)
+    except BodyError as error:
+        raise InvalidRequest(error.described()) from None
+    if (question is None) == (messages is None):
+        raise InvalidRequest(QUESTION_OR_MESSAGES)
+    return body
 
 
 class Client:
@@ -235,10 +255,12 @@ class Client:
             response = self._http.send(request, stream=True)
         except httpx.TimeoutException as error:
             if isinstance(error, httpx.ConnectTimeout):
-                raise EndpointConnectionError(f"cannot connect to {self.url}: timed out") from None
+                raise EndpointConnectionError(f"cannot connect to {self.url}: timed out", self.url) from None
             raise EndpointTimeout("first_event", self.timeouts.idle) from None
         except httpx.TransportError as error:
-            raise EndpointConnectionError(f"cannot reach {self.url}: {error or type(error).__name__}") from None
+            raise EndpointConnectionError(
+                f"cannot reach {self.url}: {error or type(error).__name__}", self.url
+            ) from None
         try:
             if response.status_code != 200:
                 raise _http_error(response)
@@ -315,16 +337,16 @@ class Client:
             )
         first_seen = False
 
-        def lines() -> Iterator[str]:
+        def chunks() -> Iterator[bytes]:
             # The socket's idle read timeout covers total silence; this covers a server that sends
-            # keep-alives but no event, checked as each line arrives (no timer thread needed).
-            for line in response.iter_lines():
+            # keep-alives but no event, checked as each chunk arrives (no timer thread needed).
+            for chunk in response.iter_bytes():
                 if not first_seen and time.monotonic() - started > self.timeouts.first_event:
                     raise EndpointTimeout("first_event", self.timeouts.first_event)
-                yield line
+                yield chunk
 
         try:
-            for event in DECODERS[fmt](lines()):
+            for event in DECODERS[fmt](chunks()):
                 first_seen = True
                 yield event
                 if isinstance(event, DoneEvent):

@@ -10,12 +10,14 @@ import os
 from pathlib import Path
 from typing import Any
 
+from client.exit_codes import SetupError
+
 LOCAL_URL_ENV = "AKB_LOCAL_URL"
 DEFAULT_LOCAL_URL = "http://127.0.0.1:8080"
 URL_KEY = "endpoint/url"
 
 
-class UrlResolutionError(Exception):
+class UrlResolutionError(SetupError):
     """The URL could not be found; the message says what to do."""
 
 
@@ -31,32 +33,29 @@ def parameter_name(env_name: str, tenant: str) -> str:
 def resolve_url(config_dir: Path, env_name: str, tenant: str, ssm_client: Any = None) -> tuple[str, str]:
     """(url, region) of a deployed tenant. `ssm_client` defaults to boto3's in the env's region.
 
-    Raises UrlResolutionError for an unknown tenant, missing parameter or missing credentials;
-    ConfigError (schema) for a bad config.
+    Raises UrlResolutionError for an unknown tenant or a missing parameter, ConfigError (schema) for
+    a bad config; botocore's own errors (no credentials, access denied, no network) propagate for the
+    one error path (client/failures.py) to name.
     """
-    from botocore.exceptions import BotoCoreError, ClientError
+    from botocore.exceptions import ClientError
 
+    from client import aws_session
     from schema import load_project
 
     project = load_project(config_dir, env_name)
     if tenant not in project.tenants:
         known = ", ".join(project.tenants) or "none"
         raise UrlResolutionError(f"tenant '{tenant}' is not deployed in environment '{env_name}' (tenants: {known})")
-    region = project.environment.region
+    region = aws_session.environment_region(project)
     name = parameter_name(env_name, tenant)
     if ssm_client is None:
-        import boto3
-
-        ssm_client = boto3.client("ssm", region_name=region)
+        ssm_client = aws_session.client("ssm", region)
     try:
         value = ssm_client.get_parameter(Name=name)["Parameter"]["Value"]
     except ClientError as error:
-        code = error.response.get("Error", {}).get("Code", "")
-        if code == "ParameterNotFound":
-            raise UrlResolutionError(
-                f"{name} not found in {region}: is the stack {env_name}-{tenant} deployed? (or pass --url)"
-            ) from None
-        raise UrlResolutionError(f"reading {name} in {region} failed: {error}") from None
-    except BotoCoreError as error:  # no credentials, no network, ...
-        raise UrlResolutionError(f"reading {name} in {region} failed: {error}") from None
+        if error.response.get("Error", {}).get("Code", "") != "ParameterNotFound":
+            raise
+        raise UrlResolutionError(
+            f"{name} not found in {region}: is the stack {env_name}-{tenant} deployed? (or pass --url)"
+        ) from None
     return value, region

@@ -15,6 +15,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from client.exit_codes import SetupError
 from contract import resource_names as naming
 from schema import Project
 from schema.knowledge import S3Source
@@ -24,7 +25,7 @@ TERMINAL_STATUSES = ("COMPLETE", "FAILED", "STOPPED")
 FAILED_DOCUMENT_STATUSES = ("FAILED", "PARTIALLY_INDEXED", "METADATA_PARTIALLY_INDEXED", "METADATA_UPDATE_FAILED")
 
 
-class IngestError(Exception):
+class IngestError(SetupError):
     """Something the user can fix; `str()` says what (never a stack trace)."""
 
 
@@ -74,6 +75,7 @@ class JobResult:
     job: dict[str, Any]
     failed_documents: list[dict[str, Any]] = field(default_factory=list)
     note: str | None = None  # why failed documents could not be listed, when they could not
+    from_logs: list[Any] = field(default_factory=list)  # failed documents read from the ingestion logs
 
     @property
     def status(self) -> str:
@@ -286,7 +288,7 @@ def describe_progress(job: dict[str, Any], elapsed: float) -> str:
 
 def make_clients(region: str) -> tuple[Any, Any, Any]:
     """(s3, ssm, bedrock-agent) for the environment's region; endpoints follow AWS_ENDPOINT_URL_*."""
-    import boto3
+    from client.aws_session import session as aws_session
 
-    session = boto3.Session(region_name=region)
+    session = aws_session(region)
     return session.client("s3"), session.client("ssm"), session.client("bedrock-agent")

@@ -31,3 +31,17 @@ def stop(process: subprocess.Popen, grace_seconds: float = 5) -> None:
         except subprocess.TimeoutExpired:
             process.kill()
             process.wait()
+
+
+def port_in_use(port: int, host: str = "127.0.0.1") -> bool:
+    """Whether binding `host:port` fails the way a server's bind would (SO_REUSEADDR on, as uvicorn's)."""
+    import errno
+    import socket
+
+    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            probe.bind((host, port))
+        except OSError as error:
+            return error.errno in (errno.EADDRINUSE, errno.EACCES)
+    return False

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Collection
 
+from client.exit_codes import SetupError
 from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from contract.settings import TenantSettings
 from features.endpoint_settings import tenant_settings as stack_tenant_settings
@@ -22,7 +23,7 @@ LOCAL_VERSION = "1"
 LOCAL_USER = "developer"  # the end user `akb local`'s default caller stands for
 
 
-class LocalSettingsError(ValueError):
+class LocalSettingsError(SetupError, ValueError):
     """The tenant cannot run against the emulator as configured (message says what to change)."""
 
 

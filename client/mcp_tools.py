@@ -33,6 +33,7 @@ from client.endpoint_client import (
     EndpointConnectionError,
     EndpointHTTPError,
     EndpointTimeout,
+    InvalidRequest,
     QueryOptions,
     StreamError,
 )
@@ -240,6 +241,8 @@ async def relay(query: Callable[[], Iterator[Event]], on_event: Callable[[Event]
 def _failure_message(error: Exception) -> str:
     if isinstance(error, SigningError):
         return f"Cannot sign the request with your AWS credentials: {error}"
+    if isinstance(error, InvalidRequest):  # the endpoint's own 400 sentence, caught before sending
+        return f"The endpoint would refuse the request (invalid_request): {error}"
     if isinstance(error, EndpointHTTPError):
         return f"The endpoint refused the request: {error}"
     if isinstance(error, EndpointConnectionError):
@@ -262,7 +265,14 @@ async def run_query(
 
     try:
         await relay(lambda: client.query(question, **options), on_event)
-    except (SigningError, EndpointHTTPError, EndpointConnectionError, EndpointTimeout, StreamError) as error:
+    except (
+        SigningError,
+        InvalidRequest,
+        EndpointHTTPError,
+        EndpointConnectionError,
+        EndpointTimeout,
+        StreamError,
+    ) as error:
         return error_result(_failure_message(error))
     return incomplete_result(outcome) or success_result(outcome, with_answer)
 

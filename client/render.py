@@ -125,7 +125,9 @@ def footer(done: DoneEvent) -> str:
         parts.append(f"first event {done.timeToFirstEventMs} ms")
     parts.append(f"duration {done.durationMs / 1000:.2f} s")
     if done.estimatedCostUsd is not None:
-        parts.append(f"est. cost ${done.estimatedCostUsd:.4f}")
+        # A CUSTOM planner model's tokens are not priced (the environment's `pricing` has no rate for it).
+        excluded = " (excl. planner model)" if done.estimatedCostExcludesPlannerModel else ""
+        parts.append(f"est. cost ${done.estimatedCostUsd:.4f}{excluded}")
     parts += [f"mode {done.mode}", f"stop {done.stopReason}"]
     if done.degraded is not None:
         parts.append(f"degraded {done.degraded}")

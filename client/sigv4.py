@@ -22,6 +22,8 @@ from botocore.auth import SigV4Auth
 from botocore.awsrequest import AWSRequest
 from botocore.credentials import Credentials, ReadOnlyCredentials
 
+from client.exit_codes import SetupError
+
 SERVICE = "lambda"  # function URLs
 API_SERVICE = "execute-api"  # API Gateway (execute-api host or custom domain)
 LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
@@ -29,7 +31,7 @@ LOCAL_HOSTS = frozenset({"127.0.0.1", "localhost", "::1"})
 _FUNCTION_URL_HOST = re.compile(r"^[a-z0-9]+\.lambda-url\.(?P<region>[a-z0-9-]+)\.on\.aws$")
 
 
-class SigningError(Exception):
+class SigningError(SetupError):
     """Signing cannot happen: no credentials found, or no region to sign for."""
 
 
@@ -93,9 +95,9 @@ def default_credentials() -> Credentials:
 
     Returned unfrozen: temporary credentials refresh themselves; `frozen()` pins one set per request.
     """
-    import botocore.session
+    from client.aws_session import session
 
-    credentials = botocore.session.Session().get_credentials()
+    credentials = session().get_credentials()  # the CLI's --profile when given, else the standard chain
     if credentials is None:
         raise SigningError(
             "no AWS credentials found (environment, ~/.aws profiles, SSO or an instance role); "

@@ -1,8 +1,18 @@
-"""Decodes the endpoint's two stream framings (SSE and NDJSON) into typed events.
+"""Decodes the endpoint's two stream framings (SSE and NDJSON) into typed events, splitting lines per spec.
 
-The decoders take an iterator of text lines (as `httpx.Response.iter_lines()` yields them) and know
-nothing about HTTP, so the same code serves the client, the CLI and the tests. Event classes come
-from `contract.events`, the one definition the service also encodes with.
+The SSE specification ends a line at CR, LF or CRLF, and NDJSON at LF; nothing else. Python's
+`str.splitlines()`, and so httpx's `iter_lines()`, also split at U+2028, U+2029, U+0085, U+000B,
+U+000C and U+001C-U+001E, which the endpoint's UTF-8 JSON carries raw inside strings: a passage
+with a line separator broke the event in two ("event data is not JSON"). So:
+- SSE goes through httpx-sse (pinned in requirements.lock), whose line decoder splits on CR, LF
+  and CRLF only and whose event decoder follows the spec (comments, `data:` lines joined, an
+  unterminated last event not dispatched);
+- NDJSON is split on the byte LF (0x0A), which in UTF-8 never occurs inside another character;
+  a CR before it is dropped.
+Why a client-side parser rather than an ASCII-only (`\\uXXXX`) stream from the endpoint:
+docs/client.md, "Streams". The decoders take the body's byte chunks and know nothing about the
+connection, so the client, the CLI and the tests share them. Event classes come from
+`contract.events`, the one definition the service also encodes with.
 """
 
 from __future__ import annotations
@@ -10,6 +20,9 @@ from __future__ import annotations
 import json
 from collections.abc import Iterable, Iterator
 from typing import Literal
+
+import httpx
+from httpx_sse import EventSource
 
 from contract.events import EVENT_TYPES, Event, event_from_dict
 
@@ -21,38 +34,32 @@ class StreamDecodeError(ValueError):
     """A frame that is not a valid event: the stream cannot be trusted past this point."""
 
 
-def decode_sse(lines: Iterable[str]) -> Iterator[Event]:
-    """Server-Sent Events: `event:` names the type, `data:` lines (joined by newlines) carry the JSON.
-
-    Comments (`:` keep-alives) and fields other than event/data are ignored, as the SSE spec says.
-    """
-    event_type = "message"
-    data: list[str] = []
-    for line in lines:
-        if line == "":
-            if data:
-                event = _decode(event_type, "\n".join(data))
-                if event is not None:
-                    yield event
-            event_type, data = "message", []
+def decode_sse(chunks: Iterable[bytes]) -> Iterator[Event]:
+    """Server-Sent Events from the body's bytes: `event:` names the type, `data:` carries the JSON."""
+    body = httpx.Response(200, headers={"content-type": ACCEPT["sse"]}, content=iter(chunks))
+    for message in EventSource(body).iter_sse():
+        if not message.data:  # the spec dispatches no event with an empty data buffer
             continue
-        if line.startswith(":"):
-            continue
-        name, _, value = line.partition(":")
-        value = value.removeprefix(" ")
-        if name == "event":
-            event_type = value
-        elif name == "data":
-            data.append(value)
-    if data:  # a final frame without its blank line: the server closed right after writing it
-        event = _decode(event_type, "\n".join(data))
+        event = _typed(message.event, _parse(message.data))
         if event is not None:
             yield event
 
 
-def decode_ndjson(lines: Iterable[str]) -> Iterator[Event]:
+def ndjson_lines(chunks: Iterable[bytes]) -> Iterator[str]:
+    """The body's lines, split on LF only (a trailing CR dropped), each decoded as UTF-8."""
+    pending = b""
+    for chunk in chunks:
+        pending += chunk
+        *lines, pending = pending.split(b"\n")
+        for line in lines:
+            yield _utf8(line.removesuffix(b"\r"))
+    if pending:
+        yield _utf8(pending.removesuffix(b"\r"))
+
+
+def decode_ndjson(chunks: Iterable[bytes]) -> Iterator[Event]:
     """NDJSON: one `{"type": ..., ...}` object per line; blank lines are ignored."""
-    for line in lines:
+    for line in ndjson_lines(chunks):
         if not line.strip():
             continue
         body = _parse(line)
@@ -67,8 +74,11 @@ def decode_ndjson(lines: Iterable[str]) -> Iterator[Event]:
 DECODERS = {"sse": decode_sse, "ndjson": decode_ndjson}
 
 
-def _decode(event_type: str, text: str) -> Event | None:
-    return _typed(event_type, _parse(text))
+def _utf8(line: bytes) -> str:
+    try:
+        return line.decode("utf-8")
+    except UnicodeDecodeError as error:
+        raise StreamDecodeError(f"a line is not UTF-8 (byte {error.start})") from None
 
 
 def _parse(text: str) -> dict:

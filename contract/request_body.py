@@ -70,6 +70,9 @@ def visible(text: str) -> bool:
     )
 
 
+QUESTION_OR_MESSAGES = "send exactly one of 'question' or 'messages'"
+
+
 class BodyError(ValueError):
     """The first thing wrong with a body: where (`messages.0.role`; "" for the body) and what."""
 
@@ -78,6 +81,13 @@ class BodyError(ValueError):
         self.location = location
         self.message = message
         self.unknown_field = unknown_field
+
+    def described(self) -> str:
+        """The sentence the endpoint answers with (400 invalid_request), and the client raises with."""
+        location = self.location or "body"
+        if self.unknown_field:
+            return f"unknown field '{location}'; allowed fields: {', '.join(FIELDS)}"
+        return f"field '{location}': {self.message}"
 
 
 @dataclass(frozen=True)
@@ -223,7 +233,9 @@ FIELDS: dict[str, Callable[[Any, str], Any]] = {
 
 
 def validate_body(data: Mapping[str, Any]) -> Body:
-    """The body's fields checked in order; BodyError for the first problem (an unknown field last)."""
+    """The body's fields checked in order; BodyError for the first problem (an unknown field last).
+    Exactly one of `question` and `messages` is the endpoint's rule too (QUESTION_OR_MESSAGES), checked
+    after this: a body with neither still gets its other fields checked first."""
     values = {name: check(data[name], name) for name, check in FIELDS.items() if data.get(name) is not None}
     for name in data:
         if name not in FIELDS:

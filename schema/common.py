@@ -7,10 +7,12 @@ import re
 from typing import Annotated, Any, ClassVar
 
 from pydantic import AfterValidator, BaseModel, ConfigDict, model_validator
+from pydantic_core import PydanticCustomError
 
 NAME_PATTERN = re.compile(r"^[a-z][a-z0-9-]{0,30}[a-z0-9]$|^[a-z]$")
 ACCOUNT_PATTERN = re.compile(r"^\d{12}$")
 REGION_PATTERN = re.compile(r"^[a-z]{2}(-gov|-iso[a-z]?)?-[a-z]+-\d$")
+UNKNOWN_FIELDS = "unknown_fields"  # the error type of an unknown or removed key (schema/misspelled_keys.py)
 
 
 class StrictModel(BaseModel):
@@ -23,18 +25,31 @@ class StrictModel(BaseModel):
     @model_validator(mode="before")
     @classmethod
     def _reject_unknown_keys(cls, data: Any) -> Any:
+        """An unknown or removed key stops this object's validation with one error of type UNKNOWN_FIELDS,
+        whose context names the keys and the field each is probably meant to be: the loader then checks
+        the object again with those keys renamed (schema/misspelled_keys.py), so what is nested under a
+        typo is reported in the same run."""
         if isinstance(data, dict):
-            removed = [f"'{key}' was removed: {cls.removed_fields[key]}" for key in data if key in cls.removed_fields]
+            removed = [key for key in data if key in cls.removed_fields]
             if removed:
-                raise ValueError("; ".join(removed))
+                message = "; ".join(f"'{key}' was removed: {cls.removed_fields[key]}" for key in removed)
+                raise PydanticCustomError(
+                    UNKNOWN_FIELDS, "{message}", {"message": message, "keys": removed, "meant": {}}
+                )
             allowed = set(cls.model_fields)
             unknown = [key for key in data if key not in allowed]
             if unknown:
-                hints = []
+                hints, meant = [], {}
                 for key in unknown:
                     close = difflib.get_close_matches(str(key), sorted(allowed), n=1)
                     hints.append(f"'{key}'" + (f" (did you mean '{close[0]}'?)" if close else ""))
-                raise ValueError(f"unknown field {', '.join(hints)}; allowed fields: {', '.join(sorted(allowed))}")
+                    if close:
+                        meant[str(key)] = close[0]
+                message = f"unknown field {', '.join(hints)}; allowed fields: {', '.join(sorted(allowed))}"
+                keys = [str(key) for key in unknown]
+                raise PydanticCustomError(
+                    UNKNOWN_FIELDS, "{message}", {"message": message, "keys": keys, "meant": meant}
+                )
         return data
 
 

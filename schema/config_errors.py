@@ -9,6 +9,7 @@ from __future__ import annotations
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from pydantic import ValidationError
 
@@ -53,8 +54,13 @@ def field_path(location: Iterable[str | int]) -> str:
 
 
 def problems_from_validation(file: Path | str, error: ValidationError) -> list[Problem]:
+    return problems_from_errors(file, error.errors(include_url=False))
+
+
+def problems_from_errors(file: Path | str, errors: Sequence[Any]) -> list[Problem]:
+    """One Problem per pydantic error (`ValidationError.errors()` items), each naming file and field."""
     problems = []
-    for item in error.errors(include_url=False):
+    for item in errors:
         location = [part for part in item["loc"] if not _is_union_member_name(part)]
         message = item["msg"]
         if message.startswith("Value error, "):

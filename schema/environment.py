@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from schema.alarm_config import Alarms
-from schema.arn_types import BedrockModelArn, KmsKeyArn
+from schema.arn_types import BedrockModelArn, IamRoleArn, KmsKeyArn, arn_account
 from schema.common import AccountId, Name, Region, StrictModel, unique
 from schema.front_door import FrontDoorFields
 from schema.quota_config import AccountQuota
@@ -230,6 +230,21 @@ class Environment(StrictModel):
     bedrock_quota_per_minute: Annotated[int | None, AfterValidator(_moved_to_quota)] = Field(
         None, description="Moved: set quota.agentic_requests_per_minute instead."
     )
+    quality_gate_role_arn: IamRoleArn | None = Field(
+        None,
+        description="The role `akb eval --gate` runs as here (the promotion pipeline's gate step assumes it): the "
+        "endpoints of tenants with `quality:` vouch for it as their canary (docs/pipeline.md, The gate role). "
+        "In this environment's account. Default: none (the pipeline needs one where a tenant has `quality:`).",
+    )
+
+    @model_validator(mode="after")
+    def _gate_role_in_this_account(self) -> Environment:
+        if self.quality_gate_role_arn and self.account and arn_account(self.quality_gate_role_arn) != self.account:
+            raise ValueError(
+                f"quality_gate_role_arn is in account {arn_account(self.quality_gate_role_arn)}, not this "
+                f"environment's {self.account}: the gate asks the endpoints as a role of their own account"
+            )
+        return self
 
 
 __all__ = ["LOG_RETENTION_DAYS", "Environment", "Name"]

@@ -10,9 +10,10 @@ from schema.arn_types import arn_account
 from schema.common import NAME_PATTERN
 from schema.config_errors import ConfigError, Problem
 from schema.environment import Environment
-from schema.front_door_checks import front_door_file_problems
+from schema.front_door_checks import front_door_file_problems, tenant_front_door
 from schema.name_clashes import name_clash_problems
 from schema.quota_shares import share_problems
+from schema.quality_config import quality_file_problems
 from schema.resource_ownership import ownership_problems
 from schema.tenant import Tenant
 from schema.yaml_files import MAX_FILE_BYTES, available, environment_tenants, named_tenants, parse_file, read_yaml
@@ -102,6 +103,8 @@ def _load_tenants(
         if tenant is None:
             continue
         tenants[name] = tenant
+        uses_api = tenant_front_door(environment, tenant).uses_api if environment is not None else None
+        problems.extend(quality_file_problems(tenants_dir.parent, tenant_file, tenant, env_file.stem, uses_api))
         if environment is not None:  # the account, front-door and partition rules need a valid environment
             problems.extend(_reader_account_problems(tenant_file, environment, tenant))
             problems.extend(front_door_file_problems(env_file, tenant_file, environment, tenant))

@@ -19,10 +19,10 @@ from pathlib import Path
 from typing import Any
 
 import yaml
-from pydantic import BaseModel, ValidationError
+from pydantic import BaseModel
 
 from schema.common import NAME_PATTERN
-from schema.config_errors import Problem, problems_from_validation
+from schema.config_errors import Problem
 
 # The example files are under 3 KB; 256 KiB leaves room for any real tenant and bounds what one
 # file can make the loader (and synth) do.
@@ -108,13 +108,13 @@ def read_yaml(path: Path) -> tuple[Any, list[Problem]]:
 
 
 def parse_file(path: Path, model: type[BaseModel]) -> tuple[Any, list[Problem]]:
+    """The file as `model`, or None and every problem it has (also those under a misspelled key)."""
+    from schema.misspelled_keys import validate_all
+
     data, problems = read_yaml(path)
     if problems:
         return None, problems
-    try:
-        return model.model_validate(data), []
-    except ValidationError as error:
-        return None, problems_from_validation(path, error)
+    return validate_all(path, model, data)
 
 
 def available(directory: Path) -> list[str]:

@@ -1,16 +1,16 @@
 """`akb ask`: put a question to a tenant's endpoint and watch the planner work.
 
-Exit codes (scripts rely on them): 0 success; 1 config, URL lookup or credentials problem;
-2 usage error; 3 the endpoint refused the request or could not be reached (no stream);
-4 the stream carried an error or broke off; 5 a deadline ended the request (the endpoint's
-`deadline`, as an error event, a stop reason or a 504 before streaming, or this client's own
-first-event/idle timeout).
+Exit codes (client/exit_codes.py; scripts rely on them): 0 success; 1 config, URL lookup or
+credentials problem; 2 usage error; 3 the endpoint refused the request or could not be reached (no
+stream); 4 the stream carried an error or broke off, or the answer is possibly incomplete; 5 a
+deadline ended the request (the endpoint's `deadline`, as an error event, a stop reason or a 504
+before streaming, or this client's own first-event/idle timeout). Failures before or during the
+stream are raised and printed by the one error path (client/failures.py).
 """
 
 from __future__ import annotations
 
 import json
-import re
 import sys
 import uuid
 from pathlib import Path
@@ -18,14 +18,16 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from client.options import config_option, env_option
+from client.exit_codes import ExitCode
+from client.options import config_option, endpoint_url, env_option, given, tenant_option
+from client.output import OutputFormat, output_option
 from contract.enums import MODES
 
 if TYPE_CHECKING:
     from client.endpoint_client import Client
     from client.render import Renderer
 
-EXIT_OK, EXIT_CONFIG, EXIT_HTTP, EXIT_STREAM, EXIT_DEADLINE = 0, 1, 3, 4, 5
+EXIT_OK, EXIT_STREAM, EXIT_DEADLINE = ExitCode.OK, ExitCode.INCOMPLETE, ExitCode.DEADLINE
 MAX_MORE_PAGES = 20  # a typo such as --more 1000 must not loop on a paginating endpoint
 
 
@@ -48,11 +50,10 @@ def _filter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
     help="The endpoint's URL: a function URL (signed for lambda) or the API's URL, execute-api or a custom "
     "domain (signed for execute-api; a custom domain needs --region).",
 )
-@click.option("--tenant", help="Resolve the URL of this tenant's deployed endpoint from SSM (with --env).")
+@tenant_option("Resolve the URL of this tenant's deployed endpoint from SSM (with --env).")
 @env_option
 @config_option
 @click.option("--local", "use_local", is_flag=True, help="The endpoint `akb local` runs ($AKB_LOCAL_URL).")
-@click.option("--region", help="Region to sign for, when the URL does not name one.")
 @click.option("--kb", "knowledge_bases", multiple=True, help="Knowledge-base alias to search (repeatable).")
 @click.option("--no-answer", is_flag=True, help="Retrieve only: no generated answer.")
 @click.option("--max-iterations", type=click.IntRange(min=0), help="Planner iterations (capped by the tenant).")
@@ -77,7 +78,8 @@ def _filter(_ctx: click.Context, _param: click.Parameter, value: str | None) -> 
 @click.option("--new-session", is_flag=True, help="Start a conversation: prints a fresh session id to continue with.")
 @click.option("--no-save", is_flag=True, help="With a session: answer from it but do not write this turn back.")
 @click.option("--format", "stream_format", type=click.Choice(["sse", "ndjson"]), default="sse", show_default=True)
-@click.option("--json", "as_json", is_flag=True, help="Print the events as NDJSON, one per line.")
+@click.option("--json", "as_json", is_flag=True, help="Print the events as NDJSON, one per line (= --output json).")
+@output_option
 @click.option("--quiet", "-q", is_flag=True, help="Print only the answer.")
 @click.option("--agent", "use_agent", is_flag=True, help="Ask the tenant's Bedrock agent (docs/agents.md).")
 @click.option(
@@ -92,7 +94,6 @@ def command(
     env_name: str,
     config_dir: Path,
     use_local: bool,
-    region: str | None,
     knowledge_bases: tuple[str, ...],
     no_answer: bool,
     max_iterations: int | None,
@@ -106,24 +107,25 @@ def command(
     no_save: bool,
     stream_format: str,
     as_json: bool,
+    output: OutputFormat,
     quiet: bool,
     use_agent: bool,
     agent_session_id: str | None,
 ) -> None:
     """Ask QUESTION; show the planner's steps live, then the answer and its sources."""
+    as_json = as_json or output == "json"
+    if tenant and not given(ctx, "tenant") and (url or use_local):
+        tenant = None  # $AKB_TENANT is a default, not a second endpoint choice
     _check_choices(question, url, tenant, use_local, as_json, quiet)
     if use_agent or agent_session_id:
         agent_args = (question, url, tenant, env_name, config_dir, use_local, agent_session_id, user_id, as_json, quiet)
         ctx.exit(_ask_agent(ctx, *agent_args))
     session_id = _session(session_id, new_session, no_save)
-    url, region = _target(ctx, url, tenant, env_name, config_dir, use_local, region)
+    url, region = _target(ctx, url, tenant, env_name, config_dir, use_local)
 
     from client.endpoint_client import Client
 
-    try:
-        client = Client(url, region=region, format=stream_format)  # type: ignore[arg-type]
-    except ValueError as error:
-        raise click.UsageError(str(error)) from None
+    client = Client(url, region=region, format=stream_format)  # type: ignore[arg-type]
     options = {
         "knowledge_bases": knowledge_bases or None,
         "generate_response": False if no_answer else None,
@@ -164,14 +166,7 @@ def _session(session_id: str | None, new_session: bool, no_save: bool) -> str | 
         raise click.UsageError("--session continues a conversation and --new-session starts one: pick one")
     if no_save and session_id is None and not new_session:
         raise click.UsageError("--no-save applies to a conversation: add --session ID or --new-session")
-    if session_id is not None:
-        from contract.request_body import MAX_SESSION_ID_CHARS, SESSION_ID_PATTERN
-
-        if len(session_id) > MAX_SESSION_ID_CHARS or not re.fullmatch(SESSION_ID_PATTERN, session_id):
-            raise click.UsageError(
-                f"--session '{session_id}': 1-{MAX_SESSION_ID_CHARS} letters, digits, '-' or '_', starting "
-                "with a letter or digit"
-            )
+    if session_id is not None:  # its form is the contract's to check (request_body: the endpoint's sentence)
         return session_id
     if not new_session:
         return None
@@ -193,9 +188,7 @@ def _ask_agent(
     as_json: bool,
     quiet: bool,
 ) -> int:
-    from client.agent_client import AgentTargetError
     from client.commands import ask_agent
-    from schema import ConfigError
 
     if not ctx.params.get("use_agent"):
         raise click.UsageError("--session-id is for the agent: add --agent")
@@ -203,11 +196,7 @@ def _ask_agent(
         raise click.UsageError("--session/--new-session are the endpoint's conversations; the agent takes --session-id")
     if url:
         raise click.UsageError("--agent takes --local or --env/--tenant (an agent has no URL)")
-    try:
-        target = ask_agent.target_for(tenant, env_name, config_dir, use_local)
-    except (AgentTargetError, ConfigError) as error:
-        click.echo(f"akb ask: {error}", err=True)
-        return ask_agent.EXIT_CONFIG
+    target = ask_agent.target_for(tenant, env_name, config_dir, use_local)
     return ask_agent.run(question, target, session_id, user_id, as_json, quiet)
 
 
@@ -218,43 +207,25 @@ def _target(
     env_name: str,
     config_dir: Path,
     use_local: bool,
-    region: str | None,
 ) -> tuple[str, str | None]:
-    from client.endpoint_url import UrlResolutionError, local_url, resolve_url
+    """(URL, region to sign for); a lookup that fails raises (the one error path prints it)."""
+    from client.endpoint_url import local_url, resolve_url
 
-    env_given = ctx.get_parameter_source("env_name") is not click.core.ParameterSource.DEFAULT
-    if env_given and not tenant:
+    if given(ctx, "env_name") and not tenant:
         raise click.UsageError("--env selects a deployed endpoint together with --tenant")
     if use_local:
-        return local_url(), region
+        return local_url(), None
     if url:
-        if not url.startswith(("http://", "https://")):
-            raise click.UsageError(f"--url must start with http:// or https://, got '{url}'")
-        from client.sigv4 import is_local, region_from_url
-
-        if not (region or is_local(url) or region_from_url(url)):
-            raise click.UsageError(f"cannot tell the region to sign for from {url}: pass --region")
-        return url, region
-    from schema import ConfigError
-
-    try:
-        resolved, env_region = resolve_url(config_dir, env_name, tenant or "")
-    except (ConfigError, UrlResolutionError) as error:
-        click.echo(f"akb ask: {error}", err=True)
-        ctx.exit(EXIT_CONFIG)
-    return resolved, region or env_region
+        return endpoint_url(url)
+    return resolve_url(config_dir, env_name, tenant or "")
 
 
 def _run(client: Client, question: str, options: dict[str, Any], output: tuple[bool, bool], tenant_file: str) -> int:
+    """One request, rendered as it streams; the exit code of how it ended. A failure is raised once the
+    renderer is closed (what was drawn stays drawn), for the one error path to print."""
     as_json, quiet = output
-    from client.endpoint_client import (
-        EndpointConnectionError,
-        EndpointHTTPError,
-        EndpointTimeout,
-        StreamError,
-    )
+    from client.endpoint_client import EndpointError
     from client.render import JsonRenderer, QuietRenderer, ViewRenderer, view_console
-    from client.sigv4 import SigningError
     from contract.events import DoneEvent, ErrorEvent
 
     renderer: Renderer
@@ -273,17 +244,9 @@ def _run(client: Client, question: str, options: dict[str, Any], output: tuple[b
                 error_codes.append(event.code)
             elif isinstance(event, DoneEvent):
                 done = event
-    except SigningError as error:
-        return _fail(renderer, str(error), EXIT_CONFIG)
-    except EndpointHTTPError as error:
-        # The endpoint answers 504 `deadline` when its deadline passes before the first event.
-        return _fail(renderer, str(error), EXIT_DEADLINE if error.code == "deadline" else EXIT_HTTP)
-    except EndpointConnectionError as error:
-        return _fail(renderer, str(error), EXIT_HTTP)
-    except EndpointTimeout as error:
-        return _fail(renderer, str(error), EXIT_DEADLINE)
-    except StreamError as error:
-        return _fail(renderer, str(error), EXIT_STREAM)
+    except EndpointError:
+        renderer.close()
+        raise
     renderer.close()
     options["next_token"] = done.nextToken if done is not None else None  # what --more follows
     if done is not None and done.stopReason == "iteration_limit":
@@ -318,9 +281,3 @@ def iteration_limit_hint(used: int, asked: int | None, tenant_file: str) -> str:
         f"the tenant allows (its cap, retrieval.max_agent_iteration); a request may not ask for more: {cap_line}, "
         "or narrow the question"
     )
-
-
-def _fail(renderer: Renderer, message: str, code: int) -> int:
-    renderer.close()
-    click.echo(f"akb ask: {message}", err=True)
-    return code

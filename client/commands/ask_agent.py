@@ -1,7 +1,7 @@
 """`akb ask --agent`: the tenant's Bedrock agent instead of its endpoint, with the same exit codes.
 
-0 answered (every search the agent ran reported a complete result); 1 config, agent lookup or
-credentials problem; 3 refused or unreachable before the stream (AccessDenied, not found, no
+0 answered (every search the agent ran reported a complete result); 1 config, agent lookup (not
+found) or credentials problem; 3 refused or unreachable before the stream (AccessDenied, no
 connection); 4 the stream carried an error (e.g. the action group failed) or a search reported a
 partial or truncated result (the answer is then not complete); 5 a read timeout.
 """
@@ -15,10 +15,13 @@ from typing import TYPE_CHECKING
 
 import click
 
+from client.exit_codes import ExitCode
+from client.failures import Failure
+
 if TYPE_CHECKING:
     from client.agent_client import AgentStep, AgentTarget
 
-EXIT_OK, EXIT_CONFIG, EXIT_HTTP, EXIT_STREAM, EXIT_DEADLINE = 0, 1, 3, 4, 5
+EXIT_OK, EXIT_STREAM = ExitCode.OK, ExitCode.INCOMPLETE
 
 
 def target_for(tenant: str | None, env_name: str, config_dir: Path, use_local: bool) -> AgentTarget:
@@ -32,7 +35,7 @@ def target_for(tenant: str | None, env_name: str, config_dir: Path, use_local: b
 def run(
     question: str, target: AgentTarget, session_id: str | None, user_id: str | None, as_json: bool, quiet: bool
 ) -> int:
-    from botocore.exceptions import BotoCoreError, ClientError, EventStreamError, ReadTimeoutError
+    from botocore.exceptions import EventStreamError, ReadTimeoutError
 
     from client.agent_client import ask_agent
     from lambdas.agent_action.search_report import parse
@@ -45,14 +48,10 @@ def run(
                 if report.partial_reason or report.truncated:
                     incomplete.append(report.partial_reason or report.truncated or "")
             _show(step, as_json, quiet)
-    except EventStreamError as error:
-        return _fail(f"the agent's stream failed: {error}", EXIT_STREAM)
+    except EventStreamError as error:  # refused, unreachable, no credentials: the one error path names them
+        raise Failure(f"the agent's stream failed: {error}", ExitCode.INCOMPLETE) from None
     except ReadTimeoutError as error:
-        return _fail(f"the agent did not answer in time: {error}", EXIT_DEADLINE)
-    except ClientError as error:
-        return _fail(f"the agent refused the request: {error}", EXIT_HTTP)
-    except BotoCoreError as error:
-        return _fail(f"the agent could not be reached: {error}", EXIT_HTTP)
+        raise Failure(f"the agent did not answer in time: {error}", ExitCode.DEADLINE) from None
     if incomplete:
         click.echo(f"akb ask: the answer is not complete: {'; '.join(incomplete)}", err=True)
         return EXIT_STREAM
@@ -71,8 +70,3 @@ def _show(step: AgentStep, as_json: bool, quiet: bool) -> None:
         text = step.text if step.kind != "observation" else step.text.splitlines()[0] + " ..."
         click.echo(f"[{_LABELS[step.kind]}] {text}")
     sys.stdout.flush()
-
-
-def _fail(message: str, code: int) -> int:
-    click.echo(f"akb ask: {message}", err=True)
-    return code

@@ -1,33 +1,32 @@
-"""`akb cache stats|flush`: look into a tenant's result cache, or empty it (all, or one knowledge base's entries)."""
+"""`akb cache stats|flush`: look into a tenant's result cache, or empty it (all, or one knowledge base's entries).
+
+`--output json`: stats prints `{"environment", "tenant", "entries", "expired", "bytes",
+"byKnowledgeBase", "counters", "hitRate", "versions"}`, flush `{"environment", "tenant",
+"knowledgeBase", "removed"}` (docs/client.md). Errors go through the one error path (exit 1 for a
+tenant without a cache, 3 when AWS refuses).
+"""
 
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import click
 
 from client import cache_admin
-from client.options import config_option, env_option, load_or_exit
-from lambdas.endpoint.cache.store import CacheStore
+from client.failures import Failure
+from client.options import config_option, env_option, load_or_exit, tenant_option
+from client.output import OutputFormat, output_option, print_json
+from lambdas.endpoint.cache.store import CacheStore, StoreStats
 
-_tenant = click.option("--tenant", required=True, help="Tenant name (config/tenants/<tenant>.yaml).")
+_tenant = tenant_option("Tenant name (config/tenants/<tenant>.yaml).", required=True)
 _local = click.option(
     "--local", is_flag=True, help="The SQLite file `akb local` uses instead of the deployed DynamoDB table."
 )
 
 
 def _store(config_dir: Path, env_name: str, tenant: str, local: bool) -> CacheStore:
-    project = load_or_exit(config_dir, env_name)
-    try:
-        return cache_admin.open_store(project, tenant, local=local)
-    except cache_admin.CacheAdminError as error:
-        click.echo(f"akb cache: {error}", err=True)
-        raise SystemExit(1) from None
-
-
-def _fail(error: Exception) -> None:
-    click.echo(f"akb cache: {type(error).__name__}: {error}", err=True)
-    raise SystemExit(1) from None
+    return cache_admin.open_store(load_or_exit(config_dir, env_name), tenant, local=local)
 
 
 @click.group()
@@ -35,27 +34,53 @@ def command() -> None:
     """The tenant's result cache (docs/cache.md)."""
 
 
+def _hit_rate(counters: dict[str, int]) -> float | None:
+    looked_up = counters["hits"] + counters["misses"]
+    return counters["hits"] / looked_up if looked_up else None
+
+
+def stats_document(env_name: str, tenant: str, found: StoreStats) -> dict[str, Any]:
+    return {
+        "environment": env_name,
+        "tenant": tenant,
+        "entries": found.entries,
+        "expired": found.expired,
+        "bytes": found.bytes,
+        "byKnowledgeBase": dict(sorted(found.by_knowledge_base.items())),
+        "counters": found.counters,
+        "hitRate": _hit_rate(found.counters),
+        "versions": [
+            {
+                "knowledgeBaseId": mark.knowledge_base_id,
+                "dataSourceId": mark.data_source_id,
+                "jobId": mark.job_id,
+                "updatedAt": mark.updated_at,
+            }
+            for mark in found.versions
+        ],
+    }
+
+
 @command.command()
 @env_option
 @config_option
 @_tenant
 @_local
-def stats(env_name: str, config_dir: Path, tenant: str, local: bool) -> None:
+@output_option
+def stats(env_name: str, config_dir: Path, tenant: str, local: bool, output: OutputFormat) -> None:
     """Entries (live, expired, size, per knowledge base), counters and published content versions."""
-    store = _store(config_dir, env_name, tenant, local)
-    try:
-        found = store.stats(tenant)
-    except Exception as error:  # botocore / sqlite errors: say what failed, never a stack trace
-        _fail(error)
+    found = _store(config_dir, env_name, tenant, local).stats(tenant)
+    if output == "json":
+        print_json(stats_document(env_name, tenant, found))
         return
     counters = found.counters
-    looked_up = counters["hits"] + counters["misses"]
-    rate = f"{100 * counters['hits'] / looked_up:.1f}%" if looked_up else "-"
+    rate = _hit_rate(counters)
     click.echo(f"Result cache of {env_name}/{tenant}")
     click.echo(f"  entries        {found.entries} live, {found.expired} expired, {found.bytes} bytes")
     for alias, count in sorted(found.by_knowledge_base.items()):
         click.echo(f"    {alias:<12} {count}")
-    click.echo(f"  hit rate       {rate} ({counters['hits']} hits, {counters['misses']} misses)")
+    shown = "-" if rate is None else f"{100 * rate:.1f}%"
+    click.echo(f"  hit rate       {shown} ({counters['hits']} hits, {counters['misses']} misses)")
     for name in ("bypass", "stale_rejected", "acl_denied", "stored"):
         click.echo(f"  {name:<14} {counters[name]}")
     for mark in found.versions:
@@ -71,21 +96,18 @@ def stats(env_name: str, config_dir: Path, tenant: str, local: bool) -> None:
 @_tenant
 @click.option("--kb", "alias", default=None, help="Only entries that searched this knowledge base (alias).")
 @_local
-def flush(env_name: str, config_dir: Path, tenant: str, alias: str | None, local: bool) -> None:
+@output_option
+def flush(env_name: str, config_dir: Path, tenant: str, alias: str | None, local: bool, output: OutputFormat) -> None:
     """Deletes the tenant's entries (or only those of --kb); the next requests go to the source."""
     project = load_or_exit(config_dir, env_name)
     if alias is not None and tenant in project.tenants:
         aliases = [kb.alias for kb in project.tenants[tenant].knowledge_bases]
         if alias not in aliases:
-            click.echo(
-                f"akb cache: tenant {tenant} has no knowledge base '{alias}' (aliases: {', '.join(aliases)})", err=True
-            )
-            raise SystemExit(1)
-    store = _store(config_dir, env_name, tenant, local)
-    try:
-        removed = store.flush(tenant, alias)
-    except Exception as error:
-        _fail(error)
+            raise Failure(f"tenant {tenant} has no knowledge base '{alias}' (aliases: {', '.join(aliases)})")
+    store = cache_admin.open_store(project, tenant, local=local)
+    removed = store.flush(tenant, alias)
+    if output == "json":
+        print_json({"environment": env_name, "tenant": tenant, "knowledgeBase": alias, "removed": removed})
         return
     click.echo(
         f"Flushed {removed} entr{'y' if removed == 1 else 'ies'} of {env_name}/{tenant}"

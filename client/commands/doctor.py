@@ -1,7 +1,8 @@
 """`akb doctor`: read-only checks of the target account, one line each, before (and after) `cdk deploy`.
 
-Exit status: 0 when nothing FAILs, 1 when something does, 2 for a usage error (unknown
-environment or tenant, invalid config) or when no usable AWS credentials are found.
+Exit status (client/exit_codes.py): 0 when nothing FAILs, 6 (CHECKS_FAILED) when something does,
+1 (SETUP) for an invalid config, an unknown environment or tenant, or no usable AWS credentials,
+2 for a bad option. `--output json` prints one document (docs/client.md).
 """
 
 from __future__ import annotations
@@ -20,10 +21,15 @@ from client.doctor.checkup import (
     bootstrap_qualifier,
     boto3_clients,
     has_credentials,
+    report_document,
     run,
+    summary,
 )
 from client.doctor.findings import CredentialsMissing, Finding, Level
-from client.options import config_option, env_option
+from client.exit_codes import ExitCode
+from client.failures import CREDENTIALS_FIX, Failure
+from client.options import config_option, env_option, load_or_exit, tenant_option
+from client.output import OutputFormat, json_text, output_option
 
 ACCOUNT_CHECKS = (
     (account_checks.CREDENTIALS, account_checks.check_credentials),
@@ -47,42 +53,33 @@ TENANT_CHECKS = (
 @click.command()
 @env_option
 @config_option
-@click.option("--tenant", default=None, help="Check only this tenant (default: every tenant of the environment).")
-def command(env_name: str, config_dir: Path, tenant: str | None) -> None:
+@tenant_option("Check only this tenant (default: every tenant of the environment).")
+@output_option
+def command(env_name: str, config_dir: Path, tenant: str | None, output: OutputFormat) -> None:
     """Check the environment's AWS account and region with your credentials (read-only)."""
-    checkup = checkup_or_exit(config_dir, env_name, tenant)
-    raise SystemExit(diagnose(checkup, click.echo))
+    checkup = checkup_for(config_dir, env_name, tenant)
+    raise SystemExit(diagnose(checkup, click.echo, as_json=output == "json"))
 
 
-def _usage_error(message: str, command_name: str = "doctor") -> SystemExit:
-    click.echo(f"akb {command_name}: {message}", err=True)
-    return SystemExit(2)
-
-
-def checkup_or_exit(
+def checkup_for(
     config_dir: Path,
     env_name: str,
     tenant: str | None,
     clients: ClientFactory | None = None,
-    command_name: str = "doctor",
 ) -> Checkup:
-    """The checkup of `akb doctor` (and `akb verify`), or SystemExit(2) with the usage error printed."""
-    from schema import ConfigError, load_project
+    """The checkup of `akb doctor` (and `akb verify`); a config, tenant or credentials problem raises
+    (the one error path prints it: exit 1)."""
+    from client.aws_session import environment_region
 
-    try:
-        project = load_project(config_dir, env_name)
-    except ConfigError as error:
-        raise _usage_error(" / ".join(str(error).splitlines()), command_name) from None
+    project = load_or_exit(config_dir, env_name)
     if tenant is not None and tenant not in project.tenants:
-        raise _usage_error(
-            f"tenant '{tenant}' is not deployed in environment {env_name} (its tenants: {', '.join(project.tenants)})",
-            command_name,
+        raise Failure(
+            f"tenant '{tenant}' is not deployed in environment {env_name} (its tenants: {', '.join(project.tenants)}): "
+            f"add it to {config_dir}/environments/{env_name}.yaml `tenants:` or pick one of those"
         )
-    region = project.environment.region
+    region = environment_region(project)
     if clients is None and not has_credentials(region):
-        raise _usage_error(
-            "no AWS credentials found: set a profile (AWS_PROFILE), run aws sso login, or export keys", command_name
-        )
+        raise Failure(f"no usable AWS credentials found: {CREDENTIALS_FIX}")
     return Checkup(
         project=project,
         tenants=(tenant,) if tenant else tuple(project.tenants),
@@ -100,23 +97,23 @@ def planned_checks(checkup: Checkup) -> Iterable[NamedCheck]:
             yield name, partial(tenant_check, checkup, tenant)
 
 
-def diagnose(checkup: Checkup, echo: Callable[[str], None]) -> int:
-    """Prints the header, one line per finding and a summary; returns the exit status."""
+def diagnose(checkup: Checkup, echo: Callable[[str], None], *, as_json: bool = False) -> int:
+    """Prints the header, one line per finding and a summary (or one JSON document); returns the exit status."""
     environment = checkup.project.environment
     account = f"account {environment.account}, " if environment.account else ""
-    echo(
-        f"akb doctor: environment {checkup.project.env_name} ({account}region {checkup.region}), "
-        f"tenants {', '.join(checkup.tenants)} — read-only"
-    )
+    if not as_json:
+        echo(
+            f"akb doctor: environment {checkup.project.env_name} ({account}region {checkup.region}), "
+            f"tenants {', '.join(checkup.tenants)} — read-only"
+        )
+    emit: Callable[[Finding], None] = (lambda finding: None) if as_json else (lambda finding: echo(finding.line()))
     try:
-        findings = run(planned_checks(checkup), checkup.region, lambda finding: echo(finding.line()))
+        findings = run(planned_checks(checkup), checkup.region, emit)
     except CredentialsMissing as error:
-        echo(f"akb doctor: {error}")
-        return 2
-    echo(_summary(findings))
-    return 1 if any(finding.level is Level.FAIL for finding in findings) else 0
-
-
-def _summary(findings: list[Finding]) -> str:
-    counts = {level: sum(1 for f in findings if f.level is level) for level in Level}
-    return ", ".join(f"{counts[level]} {level.value}" for level in (Level.FAIL, Level.WARN, Level.OK))
+        raise Failure(str(error)) from None
+    status = ExitCode.CHECKS_FAILED if any(finding.level is Level.FAIL for finding in findings) else ExitCode.OK
+    if as_json:
+        echo(json_text(report_document(checkup, findings, status)))
+    else:
+        echo(summary(findings))
+    return status

@@ -13,7 +13,15 @@ from client.local_quota import account_quota_line, account_rpm_option
 
 
 @click.command()
-@click.option("--port", default=8081, show_default=True, type=click.IntRange(0, 65535), help="Port on 127.0.0.1.")
+@click.option(
+    "--port",
+    default=8081,
+    show_default=True,
+    envvar="AKB_EMULATOR_PORT",
+    show_envvar=True,
+    type=click.IntRange(0, 65535),
+    help="Port on 127.0.0.1 (0: any free port).",
+)
 @click.option(
     "--corpus",
     "corpus_dir",

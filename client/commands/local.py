@@ -1,7 +1,11 @@
 """`akb local`: the emulator and the endpoint, configured like a tenant of an environment, on 127.0.0.1.
 
 The endpoint runs as a child process through `lambdas/run.sh` — the same entry Lambda runs —
-with the tenant's settings in AKB_TENANT_SETTINGS and boto3 pointed at the emulator.
+with the tenant's settings in AKB_TENANT_SETTINGS and boto3 pointed at the emulator. Its ports are
+checked before anything is printed (one in use: one line naming it and how to pick another, exit 1);
+its log shows one line per request (client/local_request_log.py; `--verbose` for the JSON records).
+The endpoint's port defaults to the one in $AKB_LOCAL_URL, where `akb ask --local` and `akb mcp
+--local` look, and the emulator's to $AKB_EMULATOR_PORT (0: any free port).
 """
 
 from __future__ import annotations
@@ -11,17 +15,19 @@ import os
 import signal
 import subprocess
 import sys
+import threading
 import time
 from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 import click
 
-from client.local_processes import stop, wait_ready
+from client.failures import Failure
+from client.local_processes import port_in_use, stop, wait_ready
 from client.local_quota import account_quota_line, account_rpm_option, local_quota_path, share_line
-from client.options import config_option, env_option, load_or_exit
+from client.options import config_option, env_option, load_or_exit, tenant_option
 from contract.enums import RequestContext
 from contract.env_vars import LocalRun
 from contract.env_vars import endpoint_environment as contract_environment
@@ -75,8 +81,16 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     raise KeyboardInterrupt
 
 
+def _default_port() -> int:
+    from urllib.parse import urlsplit
+
+    from client.endpoint_url import local_url
+
+    return urlsplit(local_url()).port or 8080
+
+
 @click.command()
-@click.option("--tenant", default=None, help="Tenant to run. Default: the environment's first tenant.")
+@tenant_option("Tenant to run. Default: the environment's first tenant.")
 @env_option
 @config_option
 @click.option(
@@ -87,8 +101,21 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     help="Documents, one folder per knowledge-base alias (DIR/<alias>/*.md|*.txt). Default: local/corpus/ "
     "(the sample tenants' aliases). An alias without a folder is served empty.",
 )
-@click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535), help="Endpoint port.")
-@click.option("--emulator-port", default=8081, show_default=True, type=click.IntRange(0, 65535), help="Emulator port.")
+@click.option(
+    "--port",
+    default=_default_port,
+    type=click.IntRange(1, 65535),
+    help="Endpoint port [default: the port of $AKB_LOCAL_URL, else 8080].",
+)
+@click.option(
+    "--emulator-port",
+    default=8081,
+    show_default=True,
+    envvar="AKB_EMULATOR_PORT",
+    show_envvar=True,
+    type=click.IntRange(0, 65535),
+    help="Emulator port (0: any free port).",
+)
 @click.option(
     "--caller-arn",
     default=None,
@@ -111,6 +138,9 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
     help="api_gateway: every request reaches the endpoint with an API Gateway REST request context naming "
     "--caller-arn (the identity path of that front door, end to end; docs/front-door.md).",
 )
+@click.option(
+    "--verbose", "-v", is_flag=True, help="Print the endpoint's JSON log records instead of one line per request."
+)
 @account_rpm_option
 def command(
     tenant: str | None,
@@ -122,21 +152,21 @@ def command(
     caller_arn: str | None,
     delay_ms: float,
     front_door: RequestContext,
+    verbose: bool,
     account_rpm: int | None,
 ) -> None:
     """Run the emulator and the tenant's endpoint locally (127.0.0.1 only) until Ctrl-C."""
     from client.cache_admin import local_cache_path
     from client.local_settings import default_caller
 
+    _check_ports(port, emulator_port)
     project = load_or_exit(config_dir, env_name)
     tenant_name = tenant or next(iter(project.tenants))
     if tenant_name not in project.tenants:
-        click.echo(
+        raise Failure(
             f"tenant '{tenant_name}' is not deployed in environment '{env_name}' (it deploys: "
-            f"{', '.join(project.tenants)}); add it to {config_dir}/environments/{env_name}.yaml `tenants:`",
-            err=True,
+            f"{', '.join(project.tenants)}); add it to {config_dir}/environments/{env_name}.yaml `tenants:`"
         )
-        raise SystemExit(1)
     emulator, settings = _start_emulator(project, tenant_name, corpus_dir, emulator_port, delay_ms, account_rpm)
     child: subprocess.Popen | None = None
     signal.signal(signal.SIGINT, signal.default_int_handler)
@@ -151,17 +181,23 @@ def command(
             env=endpoint_environment(
                 settings, port, emulator.env, caller_arn, cache_path, front_door=front_door, quota_path=quota_path
             ),
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
         )
+        _relay_log(child, verbose)
         if not wait_ready(url, child):
-            click.echo(f"the endpoint did not become ready on {url} (is port {port} free? try --port)", err=True)
-            raise SystemExit(1)
+            raise Failure(f"the endpoint did not become ready on {url} (is port {port} free? try --port)")
         if front_door == "api_gateway":
             click.echo("Front door        api_gateway (API Gateway REST request context; a client-sent one is refused)")
-        banner = Banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path)
-        _banner(replace(banner, quota_path=quota_path, account_rpm=account_rpm))
-        _serve_until_exit(child, project.tenants[tenant_name].agent, url, emulator.url, tenant_name, settings)
-        click.echo(f"the endpoint exited with status {child.returncode}", err=True)
-        raise SystemExit(1)
+        with contextlib.ExitStack() as agent_scope:  # the banner's last line means everything is ready
+            agent = _register_agent(agent_scope, project.tenants[tenant_name].agent, url, emulator.url, settings)
+            banner = Banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path, agent)
+            _banner(replace(banner, quota_path=quota_path, account_rpm=account_rpm))
+            while child.poll() is None:
+                time.sleep(0.2)
+        raise Failure(f"the endpoint exited with status {child.returncode} (its output is above)")
     except KeyboardInterrupt:
         click.echo("\nstopping")
     finally:
@@ -195,8 +231,7 @@ def _start_emulator(
             account_rpm=account_rpm,
         )
     except (CorpusError, OSError) as error:
-        click.echo(f"cannot start the emulator on 127.0.0.1:{emulator_port}: {error}", err=True)
-        raise SystemExit(1) from None
+        raise Failure(f"cannot start the emulator on 127.0.0.1:{emulator_port}: {error}") from None
     empty = [alias for alias in aliases if not (Path(corpus) / alias).is_dir()]
     for alias in empty:
         click.echo(
@@ -210,31 +245,57 @@ def _start_emulator(
         register_tenant_guardrail(emulator, guardrail, settings.guardrail_id, settings.guardrail_version)
     except (LocalSettingsError, ValueError) as error:
         emulator.stop()
-        click.echo(str(error), err=True)
-        raise SystemExit(1) from None
+        raise Failure(str(error)) from None
     return emulator, settings
 
 
-def _serve_until_exit(
-    child: subprocess.Popen, agent: Agent | None, url: str, emulator_url: str, tenant_name: str, settings: Any
-) -> None:
-    """Until the endpoint exits (or Ctrl-C): with the tenant's Bedrock agent registered on the
-    emulator when it has one (docs/agents.md)."""
-    with contextlib.ExitStack() as agent_scope:
-        if agent is not None:
-            from client.local_agent import local_agent
+def _check_ports(port: int, emulator_port: int) -> None:
+    """Before anything is printed: a port in use is one line naming it and how to pick another."""
+    if port_in_use(port):
+        raise Failure(
+            f"port {port} on 127.0.0.1 is in use (another akb local?): pick another with --port N, and point "
+            "akb ask --local / akb mcp --local at it with AKB_LOCAL_URL=http://127.0.0.1:N (or stop what holds it)"
+        )
+    if emulator_port and port_in_use(emulator_port):
+        raise Failure(
+            f"port {emulator_port} on 127.0.0.1 is in use (another emulator?): pick another with --emulator-port N, "
+            "or --emulator-port 0 for any free port"
+        )
 
-            agent_scope.enter_context(local_agent(url, emulator_url, tenant_name, settings, agent.response_max_bytes))
-            click.echo(f"Agent             {ask_command(url)} --agent 'How do I rotate an API key?'")
-        while child.poll() is None:
-            time.sleep(0.2)
+
+def _relay_log(child: subprocess.Popen, verbose: bool) -> None:
+    """Prints the endpoint's output as it comes: one line per request, or every record with --verbose."""
+    from client.local_request_log import shown
+
+    def relay() -> None:
+        for line in child.stdout or ():
+            text = shown(line.rstrip("\n"), verbose)
+            if text is not None:
+                click.echo(text)
+
+    threading.Thread(target=relay, daemon=True, name="endpoint-log").start()
 
 
-def ask_command(url: str) -> str:
-    """`akb ask --local` as a user must type it to reach `url` (AKB_LOCAL_URL when not the default)."""
+def _register_agent(
+    scope: contextlib.ExitStack, agent: Agent | None, url: str, emulator_url: str, settings: TenantSettings
+) -> bool:
+    """The tenant's Bedrock agent registered on the emulator for as long as `scope` lasts, when it has one
+    (docs/agents.md)."""
+    if agent is None:
+        return False
+    from client.local_agent import local_agent
+
+    scope.enter_context(local_agent(url, emulator_url, settings.tenant, settings, agent.response_max_bytes))
+    return True
+
+
+def ask_command(url: str, command: str = "ask") -> str:
+    """`akb ask --local` (or `akb mcp --local`) as a user must type it to reach `url` (AKB_LOCAL_URL when
+    not the default)."""
     from client.endpoint_url import DEFAULT_LOCAL_URL
 
-    return "akb ask --local" if url == DEFAULT_LOCAL_URL else f"AKB_LOCAL_URL={url} akb ask --local"
+    typed = f"akb {command} --local"
+    return typed if url == DEFAULT_LOCAL_URL else f"AKB_LOCAL_URL={url} {typed}"
 
 
 @dataclass(frozen=True)
@@ -247,8 +308,9 @@ class Banner:
     settings: TenantSettings
     caller_arn: str
     cache_path: Path | None
-    quota_path: Path | None = None
-    account_rpm: int | None = None
+    agent: bool = False  # the tenant's Bedrock agent is registered
+    quota_path: Path | None = None  # fair sharing's SQLite file (docs/quota.md)
+    account_rpm: int | None = None  # the emulator's account quota (--account-rpm)
 
 
 def _banner(b: Banner) -> None:
@@ -270,11 +332,15 @@ def _banner(b: Banner) -> None:
     click.echo(f"Result cache      {cache_line}")
     click.echo(share_line(settings.quota, b.quota_path))
     click.echo(account_quota_line(b.account_rpm))
+    if b.agent:
+        click.echo(f"Agent             {ask_command(b.url)} --agent 'How do I rotate an API key?'")
     click.echo("\nTry it (trace events arrive one by one):")
     click.echo(
         f"  curl -N -X POST {b.url}/v1/query -H 'content-type: application/json' \\\n"
         '    -d \'{"question": "How do I rotate an API key?"}\''
     )
     click.echo(f"  {ask_command(b.url)} 'What are the rate limits of the Pro plan?'")
-    click.echo("\nCtrl-C to stop.", nl=True)
+    click.echo(f"  {ask_command(b.url, 'mcp')}    (MCP over stdio, for agents)")
+    click.echo("\nOne line per request below (time, status, stop reason, iterations, duration, request id; --verbose:")
+    click.echo("the endpoint's JSON records). Ctrl-C to stop.", nl=True)
     sys.stdout.flush()

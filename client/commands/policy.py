@@ -16,7 +16,9 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from client.options import config_option, env_option, load_or_exit
+from client.failures import Failure
+from client.options import config_option, env_option, load_or_exit, tenant_option
+from client.output import OutputFormat, output_option
 from contract.resource_names import endpoint_function_name, invoke_policy_name
 
 if TYPE_CHECKING:
@@ -156,14 +158,12 @@ def _knowledge_base_role(kb: KnowledgeBase, context: ReviewContext) -> dict[str,
 @click.command()
 @env_option
 @config_option
-@click.option("--tenant", "tenant_name", required=True, help="Tenant: config/tenants/<tenant>.yaml.")
-def command(env_name: str, config_dir: Path, tenant_name: str) -> None:
+@tenant_option("Tenant: config/tenants/<tenant>.yaml.", required=True, name="tenant_name")
+@output_option
+def command(env_name: str, config_dir: Path, tenant_name: str, output: OutputFormat) -> None:
     """Print a tenant's IAM as JSON: endpoint role, invoker policy, URL permissions, KB roles, and each
-    enabled feature's roles."""
+    enabled feature's roles. The policies are the result, so `--output text` prints the same JSON."""
     project = load_or_exit(config_dir, env_name)
     if tenant_name not in project.tenants:
-        click.echo(
-            f"tenant '{tenant_name}' is not deployed in {env_name}; tenants: {', '.join(project.tenants)}", err=True
-        )
-        raise SystemExit(1)
+        raise Failure(f"tenant '{tenant_name}' is not deployed in {env_name}; tenants: {', '.join(project.tenants)}")
     click.echo(json.dumps(review(project, tenant_name), indent=2))

@@ -25,10 +25,11 @@ ClientFactory = Callable[[str], Any]
 
 
 def boto3_clients(region: str) -> ClientFactory:
-    """service name -> a boto3 client in `region`, created on first use (one session, standard chain)."""
-    import boto3
+    """service name -> a boto3 client in `region`, created on first use (one session: the chosen
+    profile, else the standard chain; client/aws_session.py)."""
+    from client.aws_session import session as aws_session
 
-    session = boto3.Session(region_name=region)
+    session = aws_session(region)
     made: dict[str, Any] = {}
 
     def client(service: str) -> Any:
@@ -41,9 +42,9 @@ def boto3_clients(region: str) -> ClientFactory:
 
 def has_credentials(region: str) -> bool:
     """Whether the standard chain finds any credentials (environment, profile, SSO, container, instance)."""
-    import boto3
+    from client.aws_session import session
 
-    return boto3.Session(region_name=region).get_credentials() is not None
+    return session(region).get_credentials() is not None
 
 
 def bootstrap_qualifier(cdk_json: Path) -> str:
@@ -128,3 +129,27 @@ def run(checks: Iterable[NamedCheck], region: str, emit: Callable[[Finding], Non
             )
             break
     return findings
+
+
+def _counts(findings: list[Finding]) -> dict[str, int]:
+    return {
+        level.value: sum(1 for finding in findings if finding.level is level)
+        for level in (Level.FAIL, Level.WARN, Level.OK)
+    }
+
+
+def summary(findings: list[Finding]) -> str:
+    """`1 FAIL, 2 WARN, 7 OK`."""
+    return ", ".join(f"{count} {level}" for level, count in _counts(findings).items())
+
+
+def report_document(checkup: Checkup, findings: list[Finding], status: int) -> dict[str, Any]:
+    """`--output json` of `akb doctor` and `akb verify`: one shape (docs/client.md)."""
+    return {
+        "environment": checkup.project.env_name,
+        "region": checkup.region,
+        "tenants": list(checkup.tenants),
+        "findings": [{"level": f.level.value, "check": f.check, "message": f.message} for f in findings],
+        "summary": _counts(findings),
+        "exit": int(status),
+    }

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from contract.enums import MODES, Mode
-from contract.request_body import FIELDS, Body, BodyError, validate_body
+from contract.request_body import QUESTION_OR_MESSAGES, Body, BodyError, validate_body
 from contract.settings import TenantSettings
 from lambdas.endpoint.api_errors import ApiError
 from lambdas.endpoint.conversation import MemoryBinding
@@ -66,14 +66,6 @@ def too_large(limit: int) -> ApiError:
 
 def body_timeout(seconds: float) -> ApiError:
     return ApiError(408, "body_timeout", f"the request body did not arrive within {seconds:g} s; send it at once")
-
-
-def _field_message(error: BodyError) -> str:
-    location = error.location or "body"
-    if error.unknown_field:
-        allowed = ", ".join(FIELDS)
-        return f"unknown field '{location}'; allowed fields: {allowed}"
-    return f"field '{location}': {error.message}"
 
 
 class _DuplicateKey(ValueError):
@@ -189,9 +181,9 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str] = 
     try:
         parsed = validate_body(data)
     except BodyError as error:
-        raise ApiError(400, "invalid_request", _field_message(error)) from None
+        raise ApiError(400, "invalid_request", error.described()) from None
     if (parsed.question is None) == (parsed.messages is None):
-        raise ApiError(400, "invalid_request", "send exactly one of 'question' or 'messages'")
+        raise ApiError(400, "invalid_request", QUESTION_OR_MESSAGES)
     # "" is a wrong mode, not none
     mode = _mode(settings.routing.default_mode if parsed.mode is None else parsed.mode, modes)
     if parsed.nextToken is not None and mode != "agentic":

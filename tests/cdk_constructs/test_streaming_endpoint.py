@@ -133,7 +133,9 @@ def test_tenant_settings_in_the_template_parse_with_the_tenants_config(synthesiz
     assert settings.max_agent_iteration == config.retrieval.max_agent_iteration
     assert settings.max_results == config.retrieval.max_results
     assert settings.user_context == config.user_context
-    assert settings.trusted_callers == [i.arn for i in config.invokers if i.trusted]
+    # the environment's quality gate role asks a gated trusted tenant as a trusted caller (features/quality_feature.py)
+    gate = environment_gate_role(synthesized) if config.quality and config.user_context == "trusted" else []
+    assert settings.trusted_callers == [i.arn for i in config.invokers if i.trusted] + gate
     assert settings.guardrail_id and settings.guardrail_version and settings.guardrail_id.startswith("<")
     environment = synthesized.project.environment
     assert settings.planner_type == environment.planner.type
@@ -142,9 +144,17 @@ def test_tenant_settings_in_the_template_parse_with_the_tenants_config(synthesiz
     assert settings.max_body_bytes == environment.endpoint.max_body_bytes
 
 
+def environment_gate_role(synthesized) -> list[str]:
+    role = synthesized.project.environment.quality_gate_role_arn
+    return [role] if role else []
+
+
 def test_trusted_callers_only_for_the_tenant_that_marks_them(synthesized):
     assert _settings(_tenant(synthesized, "acme")).trusted_callers == []
-    assert _settings(_tenant(synthesized, "globex")).trusted_callers == ["arn:aws:iam::123456789012:role/globex-portal"]
+    assert _settings(_tenant(synthesized, "globex")).trusted_callers == [
+        "arn:aws:iam::123456789012:role/globex-portal",
+        "arn:aws:iam::123456789012:role/akb-quality-gate",  # the environment's quality gate role
+    ]
 
 
 def test_every_function_url_is_iam_authenticated_and_streams(synthesized):

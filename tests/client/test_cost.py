@@ -124,9 +124,9 @@ def test_since_units():
     assert cost_report.parse_since("2w") == 14 * DAY
 
 
-def test_cli_unknown_tenant_is_a_usage_error_without_calling_aws():
+def test_cli_unknown_tenant_is_a_setup_failure_without_calling_aws():
     result = CliRunner().invoke(main, ["cost", "--env", "dev", "--config", str(EXAMPLE_CONFIG), "--tenant", "nobody"])
-    assert result.exit_code == 2
+    assert result.exit_code == 1
     assert "tenant 'nobody' is not deployed in environment dev" in result.output
     assert "Traceback" not in result.output
 

@@ -6,12 +6,16 @@ conftest.py); the CLI tests run the real command through click.
 
 from __future__ import annotations
 
+import json
 from datetime import UTC, datetime
 
+import pytest
 from click.testing import CliRunner
 
 from client.cli import main
 from client.commands import doctor
+from client.exit_codes import ExitCode
+from client.failures import Failure
 from tests.client.aws_stubs import Stubs
 from tests.client.doctor.scenario import ACCOUNT
 from tests.conftest import EXAMPLE_CONFIG
@@ -80,7 +84,7 @@ def script(stubs: Stubs, **replaced) -> Stubs:
 
 def _diagnose(stubs: Stubs, tenant: str | None = "acme") -> tuple[int, list[str]]:
     lines: list[str] = []
-    checkup = doctor.checkup_or_exit(EXAMPLE_CONFIG, "dev", tenant, clients=stubs)
+    checkup = doctor.checkup_for(EXAMPLE_CONFIG, "dev", tenant, clients=stubs)
     status = doctor.diagnose(checkup, lines.append)
     return status, lines
 
@@ -121,9 +125,9 @@ def test_warnings_alone_still_exit_0(stubs):
     assert lines[-1] == "0 FAIL, 2 WARN, 8 OK"
 
 
-def test_one_failed_check_exits_1_and_the_other_checks_still_run(stubs):
+def test_one_failed_check_exits_6_and_the_other_checks_still_run(stubs):
     status, lines = _diagnose(script(stubs, bootstrap=lambda: stubs.error("ssm", "get_parameter", "ParameterNotFound")))
-    assert status == 1
+    assert status == ExitCode.CHECKS_FAILED == 6
     assert lines[-1] == "1 FAIL, 0 WARN, 9 OK"
     stubs.assert_all_used()
 
@@ -138,7 +142,7 @@ def test_access_denied_becomes_a_fail_line_naming_the_permission(stubs):
             ),
         )
     )
-    assert status == 1
+    assert status == ExitCode.CHECKS_FAILED
     [line] = [line for line in lines if line.startswith("FAIL")]
     assert "bedrock-quota" in line and "servicequotas:ListServiceQuotas" in line and "999999999999" not in line
 
@@ -146,52 +150,67 @@ def test_access_denied_becomes_a_fail_line_naming_the_permission(stubs):
 def test_credentials_of_another_account_stop_every_other_check(stubs):
     other = {"Account": "999999999999"}
     status, lines = _diagnose(script(stubs, identity=lambda: stubs.respond("sts", "get_caller_identity", other)))
-    assert status == 1
+    assert status == ExitCode.CHECKS_FAILED
     assert [line.split()[1] for line in lines[1:-1]] == ["credentials", "doctor"]
     assert "remaining checks skipped" in lines[-2]
     assert not any("999999999999" in line for line in lines)
 
 
-def test_rejected_credentials_exit_2_with_one_line(stubs):
-    status, lines = _diagnose(
-        script(stubs, identity=lambda: stubs.error("sts", "get_caller_identity", "ExpiredToken", status=403))
+def test_rejected_credentials_are_a_setup_failure_with_one_line(stubs):
+    lines: list[str] = []
+    checkup = doctor.checkup_for(
+        EXAMPLE_CONFIG,
+        "dev",
+        "acme",
+        clients=script(stubs, identity=lambda: stubs.error("sts", "get_caller_identity", "ExpiredToken", status=403)),
     )
-    assert status == 2
-    assert lines[-1].startswith("akb doctor: AWS rejected the credentials (ExpiredToken)")
+    with pytest.raises(Failure) as failed:
+        doctor.diagnose(checkup, lines.append)
+    assert failed.value.exit_code == ExitCode.SETUP
+    assert str(failed.value).startswith("AWS rejected the credentials (ExpiredToken)")
 
 
-def test_no_credentials_exit_2_with_one_line_and_no_traceback(no_aws_credentials):
+def test_no_credentials_exit_1_with_one_line_and_no_traceback(no_aws_credentials):
     result = CliRunner().invoke(main, ["doctor", "--env", "dev"])
-    assert result.exit_code == 2
-    assert result.output.strip().splitlines() == [
-        "akb doctor: no AWS credentials found: set a profile (AWS_PROFILE), run aws sso login, or export keys"
-    ]
+    assert result.exit_code == ExitCode.SETUP == 1
+    [line] = result.output.strip().splitlines()
+    assert line.startswith("akb doctor: no usable AWS credentials found: configure them")
 
 
-def test_an_unknown_environment_is_a_usage_error(no_aws_credentials):
+def test_an_unknown_environment_is_a_setup_failure(no_aws_credentials):
     # Config errors come first: credentials are not needed to find them.
     result = CliRunner().invoke(main, ["doctor", "--env", "qa"])
-    assert result.exit_code == 2
-    [line] = result.output.strip().splitlines()
-    assert "environment 'qa' not found; available: dev, prod" in line and "Traceback" not in result.output
+    assert result.exit_code == ExitCode.SETUP
+    assert "environment 'qa' not found; available: dev, prod" in result.output and "Traceback" not in result.output
 
 
-def test_an_unknown_tenant_is_a_usage_error(no_aws_credentials):
+def test_an_unknown_tenant_is_a_setup_failure(no_aws_credentials):
     result = CliRunner().invoke(main, ["doctor", "--env", "prod", "--tenant", "globex"])
-    assert result.exit_code == 2
-    assert (
-        result.output.strip() == "akb doctor: tenant 'globex' is not deployed in environment prod (its tenants: acme)"
+    assert result.exit_code == ExitCode.SETUP
+    assert result.output.startswith(
+        "akb doctor: tenant 'globex' is not deployed in environment prod (its tenants: acme)"
     )
 
 
-def test_an_invalid_config_is_a_usage_error_naming_the_field(config_copy, no_aws_credentials):  # noqa: F811
+def test_doctor_json_is_one_document_of_findings(stubs):
+    lines: list[str] = []
+    checkup = doctor.checkup_for(EXAMPLE_CONFIG, "dev", "acme", clients=script(stubs))
+    status = doctor.diagnose(checkup, lines.append, as_json=True)
+    [text] = lines
+    document = json.loads(text)
+    assert list(document) == ["environment", "region", "tenants", "findings", "summary", "exit"]
+    assert document["summary"] == {"FAIL": 0, "WARN": 0, "OK": 10} and document["exit"] == status == 0
+    assert set(document["findings"][0]) == {"level", "check", "message"}
+
+
+def test_an_invalid_config_is_a_setup_failure_naming_the_field(config_copy, no_aws_credentials):  # noqa: F811
     config_copy.edit("tenants", "globex", lambda t: t.update(user_context="everyone"))
     result = CliRunner().invoke(main, ["doctor", "--config", str(config_copy.root)])
-    assert result.exit_code == 2
+    assert result.exit_code == ExitCode.SETUP
     assert "globex.yaml: user_context" in result.output and "Traceback" not in result.output
 
 
 def test_tenant_checks_run_for_every_tenant_unless_one_is_chosen(stubs):
-    checkup = doctor.checkup_or_exit(EXAMPLE_CONFIG, "dev", None, clients=stubs)
+    checkup = doctor.checkup_for(EXAMPLE_CONFIG, "dev", None, clients=stubs)
     names = [name for name, _ in doctor.planned_checks(checkup)]
     assert names.count("ingestion") == 2 and checkup.tenants == ("acme", "globex")

@@ -19,6 +19,7 @@ from client.endpoint_client import (
     EndpointConnectionError,
     EndpointHTTPError,
     EndpointTimeout,
+    InvalidRequest,
     StreamError,
     Timeouts,
     request_body,
@@ -216,15 +217,45 @@ def test_client_sockets_have_nagle_disabled(stub, monkeypatch, signed):
 
 
 def test_request_body_needs_exactly_one_of_question_or_messages():
-    with pytest.raises(ValueError, match="exactly one"):
-        request_body("q", messages=[{"role": "user", "content": {"text": "q"}}])
-    with pytest.raises(ValueError, match="exactly one"):
+    with pytest.raises(InvalidRequest, match="exactly one"):
+        request_body("q", messages=[{"role": "user", "content": "q"}])
+    with pytest.raises(InvalidRequest, match="exactly one"):
         request_body()
-    assert request_body(messages=[{"role": "user", "content": {"text": "q"}}], user_id="u1", mode="auto") == {
-        "messages": [{"role": "user", "content": {"text": "q"}}],
+    assert request_body(messages=[{"role": "user", "content": "q"}], user_id="u1", mode="auto") == {
+        "messages": [{"role": "user", "content": "q"}],
         "userId": "u1",
         "mode": "auto",
     }
+
+
+@pytest.mark.parametrize(
+    "options",
+    [
+        {"question": "q", "max_results": 0},
+        {"question": "q", "session_id": "-starts-with-a-dash"},
+        {"question": "q", "next_token": "two words"},
+        {"question": "   "},
+        {"messages": [{"role": "user", "content": {"text": "q"}}]},
+        {"messages": [{"role": "assistant", "content": "a"}]},
+        {"question": "q", "user_id": "bo\u200bb"},
+        {"question": "q", "persistence": "sometimes"},
+        {"question": "q", "messages": [{"role": "user", "content": "q"}]},
+    ],
+)
+def test_a_body_the_endpoint_would_refuse_is_refused_before_sending_with_the_endpoints_sentence(options):
+    """contract/request_body.py states the rules once: the client's error is the endpoint's 400, word for word."""
+    from lambdas.endpoint.api_errors import ApiError
+    from lambdas.endpoint.request import parse_query
+    from tests.endpoint_server import tenant_settings
+
+    with pytest.raises(InvalidRequest) as refused:
+        request_body(**options)
+    names = {"max_results": "maxResults", "session_id": "sessionId", "next_token": "nextToken", "user_id": "userId"}
+    body = {names.get(key, key): value for key, value in options.items()}
+    with pytest.raises(ApiError) as endpoint_said:
+        parse_query(json.dumps(body).encode(), tenant_settings())
+    assert endpoint_said.value.code == refused.value.code == "invalid_request"
+    assert str(refused.value) == endpoint_said.value.message
 
 
 def test_closing_the_iterator_early_closes_the_connection(stub):

@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from client import ingestion_jobs as ingest
 from client.cli import main
 from client.commands import ingest as ingest_command
+from client.exit_codes import ExitCode
 from schema import Project, load_project
 from tests.client.aws_stubs import shared_session
 from tests.conftest import EXAMPLE_CONFIG
@@ -275,13 +276,13 @@ def test_dry_run_prints_the_plan_without_calling_aws(documents, monkeypatch):
     assert "region us-west-2" in result.output
 
 
-def test_command_exits_1_when_a_document_failed(clients, documents, monkeypatch):
+def test_command_exits_6_when_the_job_failed(clients, documents, monkeypatch):
     made, stubbers = clients
     monkeypatch.setattr(ingest, "make_clients", lambda region: (made["s3"], made["ssm"], made["bedrock-agent"]))
     _expect_parameters(stubbers["ssm"])
     _expect_job(stubbers, ["docs/intro.md"], [("FAILED", 0)])
     result = _ingest("--interval", "0", str(documents / "intro.md"))
-    assert result.exit_code == 1 and "Job FAILED." in result.output
+    assert result.exit_code == ExitCode.CHECKS_FAILED and "Job FAILED." in result.output
 
 
 def test_bad_input_is_one_line_without_a_stack_trace(tmp_path):

@@ -14,6 +14,7 @@ from client import ingestion_jobs as ingest
 from client import ingestion_log_reader as reader
 from client.cli import main
 from client.commands import ingest as ingest_command
+from client.exit_codes import ExitCode
 from contract import ingestion_events as events
 from schema import load_project
 from tests.client.aws_stubs import shared_session
@@ -163,7 +164,7 @@ def test_wait_prints_statistics_and_the_failed_documents_from_the_logs_and_is_no
     assert "EMBEDDING_FAILED  s3://b/docs/scan.pdf  encrypted PDF" in out
 
 
-def test_status_lists_each_sources_last_jobs_and_exits_1_when_the_latest_left_documents_out(stubbed, capsys):
+def test_status_lists_each_sources_last_jobs_and_exits_6_when_the_latest_left_documents_out(stubbed, capsys):
     clients, stubbers = stubbed
     project = load_project(EXAMPLE_CONFIG, "dev")
     _expect_ids(stubbers["ssm"])
@@ -178,7 +179,7 @@ def test_status_lists_each_sources_last_jobs_and_exits_1_when_the_latest_left_do
         },
     )
     target = ingest.resolve_target(project, "acme", "docs", 0, needs_s3=False)
-    assert ingest_command.print_status(clients["ssm"], clients["bedrock-agent"], [target]) == 1
+    assert ingest_command.print_status(clients["ssm"], clients["bedrock-agent"], [target]) == ExitCode.CHECKS_FAILED
     out = capsys.readouterr().out
     assert "docs source 0 (s3):" in out
     assert f"{JOB}  COMPLETE    2026-01-01T00:00:00+00:00  scanned 3  added 2" in out
@@ -203,5 +204,22 @@ def test_status_of_an_unknown_alias_is_named():
     result = CliRunner().invoke(
         main, ["ingest", "--config", str(EXAMPLE_CONFIG), "--tenant", "acme", "--kb", "nope", "--status"]
     )
-    assert result.exit_code == 2 and "no knowledge base 'nope'" in result.output
+    assert result.exit_code == ExitCode.SETUP and "no knowledge base 'nope'" in result.output
     assert "Traceback" not in result.output
+
+
+def test_status_and_job_documents_have_the_shapes_docs_client_md_documents(stubbed):
+    from client.ingestion_jobs import JobResult
+    from tests.client.test_conventions import check_shape
+
+    clients, stubbers = stubbed
+    _expect_ids(stubbers["ssm"])
+    stubbers["bedrock-agent"].add_response("list_ingestion_jobs", {"ingestionJobSummaries": [_job("COMPLETE", 0)]})
+    target = ingest.resolve_target(load_project(EXAMPLE_CONFIG, "dev"), "acme", "docs", 0, needs_s3=False)
+    sources = ingest_command.collect_status(clients["ssm"], clients["bedrock-agent"], [target])
+    check_shape("ingest --status", {"environment": "dev", "tenant": "acme", "sources": sources})
+    assert sources[0]["jobs"][0]["startedAt"] == "2026-01-01T00:00:00+00:00"
+    where = {"environment": "dev", "tenant": "acme", "knowledgeBase": "docs", "source": 0}
+    failed = [{"status": "FAILED", "statusReason": "x", "identifier": {"s3": {"uri": "s3://b/k"}}}]
+    check_shape("ingest", where | ingest_command.job_document(JobResult(_job("COMPLETE", 1), failed)))
+    check_shape("ingest --no-wait", where | {"jobId": JOB})

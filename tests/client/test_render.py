@@ -128,6 +128,14 @@ def test_footer_and_snippet_formats():
     assert snippet("x" * 200, limit=10) == "xxxxxxx..."
 
 
+def test_footer_marks_an_estimate_that_leaves_the_planner_model_out():
+    base = {"requestId": "r9", "stopReason": "complete", "iterations": 1, "durationMs": 900, "estimatedCostUsd": 0.001}
+    assert "est. cost $0.0010 (excl. planner model) |" in footer(
+        DoneEvent(**base, estimatedCostExcludesPlannerModel=True)
+    )
+    assert "est. cost $0.0010 |" in footer(DoneEvent(**base))
+
+
 def test_sub_queries_announced_at_a_steps_start_are_not_repeated_at_its_end():
     sub = [SubQuery("rotate API key", ["docs"])]
     events = [

@@ -81,6 +81,8 @@ def test_the_request_sent_to_an_api_is_signed_for_execute_api_over_its_stage_pat
     assert "Credential=AKIDEXAMPLE/20261201/eu-west-1/execute-api/aws4_request" in request.headers["Authorization"]
 
 
-def test_akb_ask_with_a_custom_domain_and_no_region_says_to_pass_region():
+def test_akb_ask_with_a_custom_domain_and_no_region_says_to_pass_region(no_aws_credentials):
+    no_aws_credentials.delenv("AWS_REGION", raising=False)
+    no_aws_credentials.delenv("AWS_DEFAULT_REGION", raising=False)
     result = CliRunner().invoke(cli, ["ask", "q", "--url", "https://search.example.com/"])
-    assert result.exit_code == 2 and "pass --region" in result.output
+    assert result.exit_code == 1 and "pass --region" in result.output and "Traceback" not in result.output

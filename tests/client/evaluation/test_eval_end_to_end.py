@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from client.commands.eval import command
-from client.evaluation.dataset import load_dataset
+from schema.eval_dataset import load_dataset
 from tests.conftest import REPO
 
 SAMPLE = REPO / "local" / "eval" / "sample.jsonl"
@@ -117,7 +117,7 @@ def test_an_unreachable_endpoint_fails_every_record_and_exits_1(small_dataset, t
         "--out",
         str(tmp_path / "o"),
     )
-    assert result.exit_code == 1 and "every request failed" in result.output
+    assert result.exit_code == 6 and "every request failed" in result.output
     records = (tmp_path / "o" / "records.jsonl").read_text().splitlines()
     assert len(records) == 5 and all(json.loads(r)["error"].startswith("EndpointConnectionError") for r in records)
 

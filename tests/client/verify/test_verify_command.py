@@ -5,10 +5,13 @@ from __future__ import annotations
 
 import json
 
+import pytest
 from click.testing import CliRunner
 
 from client.cli import main
 from client.commands.verify import verify
+from client.exit_codes import ExitCode
+from client.failures import Failure
 from policies.alarm_topic_access import alarm_key_statement, alarm_publish_statement
 from tests.client.doctor.scenario import ACCOUNT, project_with
 from tests.client.verify.conftest import parameter, verification
@@ -52,23 +55,24 @@ def test_a_working_deploy_exits_0_with_one_line_per_check(stubs, endpoint, emula
     assert lines[-1] == "0 FAIL, 2 WARN, 6 OK"  # WARN: no Bedrock datapoint listed
 
 
-def test_json_output_is_one_document_and_a_fail_exits_1(stubs, endpoint, emulator):
+def test_json_output_is_one_document_and_a_fail_exits_6(stubs, endpoint, emulator):
     emulator.reset()
     status, lines = _run(stubs, endpoint, as_json=True, alarms=False)
     [document] = [json.loads(line) for line in lines]
-    assert status == 1 and document["exit"] == 1
+    assert status == document["exit"] == ExitCode.CHECKS_FAILED
     assert document["summary"]["FAIL"] == 1
     failed = [f for f in document["findings"] if f["level"] == "FAIL"]
     assert [f["check"] for f in failed] == ["alarm-actions"]
 
 
-def test_rejected_credentials_exit_2(stubs):
+def test_rejected_credentials_are_a_setup_failure(stubs):
     stubs.error("sts", "get_caller_identity", "ExpiredToken")
     lines: list[str] = []
-    assert verify(verification(stubs), lines.append, as_json=True) == 2
-    assert json.loads(lines[0])["exit"] == 2
+    with pytest.raises(Failure) as failed:
+        verify(verification(stubs), lines.append, as_json=True)
+    assert failed.value.exit_code == ExitCode.SETUP and "ExpiredToken" in str(failed.value) and lines == []
 
 
-def test_an_unknown_tenant_is_a_usage_error():
+def test_an_unknown_tenant_is_a_setup_failure():
     result = CliRunner().invoke(main, ["verify", "--env", "dev", "--tenant", "nobody"])
-    assert result.exit_code == 2 and "akb verify: tenant 'nobody' is not deployed" in result.output
+    assert result.exit_code == ExitCode.SETUP and "akb verify: tenant 'nobody' is not deployed" in result.output
