@@ -19,8 +19,8 @@ from features.front_door_feature import FrontDoorFeature
 from features.gateway_feature import GatewayFeature
 from features.ingestion_logs_feature import IngestionLogsFeature
 from features.memory_feature import MemoryFeature
-from features.quota_feature import QuotaFeature
 from features.quality_feature import QualityFeature
+from features.quota_feature import QuotaFeature
 from features.tenant_feature import BuildContext, EnvironmentBuild, FeatureRef, TenantFeature, TenantScope
 from schema import Project
 

@@ -12,8 +12,8 @@ from schema.config_errors import ConfigError, Problem
 from schema.environment import Environment
 from schema.front_door_checks import front_door_file_problems, tenant_front_door
 from schema.name_clashes import name_clash_problems
-from schema.quota_shares import share_problems
 from schema.quality_config import quality_file_problems
+from schema.quota_shares import share_problems
 from schema.resource_ownership import ownership_problems
 from schema.tenant import Tenant
 from schema.yaml_files import MAX_FILE_BYTES, available, environment_tenants, named_tenants, parse_file, read_yaml
