@@ -4,23 +4,17 @@ AWS_LWA_PORT, not in local mode (so the request context is required)."""
 from __future__ import annotations
 
 import os
-import socket
+import signal
 import subprocess
 import sys
-import time
 from pathlib import Path
 
 import httpx
 
+from tests.children import Child, free_port
 from tests.endpoint_server import context_header, iter_frames, tenant_settings
 
 RUN_SH = Path(__file__).resolve().parents[2] / "lambdas" / "run.sh"
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_run_sh_serves_health_and_streams_for_a_verified_caller(emulator, tmp_path):
@@ -34,17 +28,9 @@ def test_run_sh_serves_health_and_streams_for_a_verified_caller(emulator, tmp_pa
         "AWS_REGION": "us-west-2",
         **emulator.env,
     }
-    child = subprocess.Popen([str(RUN_SH)], env=env, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
     base = f"http://127.0.0.1:{port}"
-    try:
-        deadline = time.monotonic() + 20
-        while True:
-            try:
-                if httpx.get(f"{base}/healthz").status_code == 200:
-                    break
-            except httpx.TransportError:
-                assert time.monotonic() < deadline and child.poll() is None, "run.sh did not start"
-                time.sleep(0.1)
+    with Child([str(RUN_SH)], env=env, cwd=tmp_path) as child:
+        child.wait_for_url(f"{base}/healthz")
         body = {"question": "api keys", "maxAgentIteration": 0}
         anonymous = httpx.post(f"{base}/v1/query", json=body)
         assert anonymous.status_code == 401
@@ -55,10 +41,8 @@ def test_run_sh_serves_health_and_streams_for_a_verified_caller(emulator, tmp_pa
             frames = list(iter_frames(response))
         assert frames[-1].type == "done" and frames[-1].data["stopReason"] == "complete"
         assert emulator.requests()[-1]["body"]["userContext"] == {"userId": "erin"}
-    finally:
-        child.terminate()
-        output = child.communicate(timeout=10)[0].decode()
-    assert '"message":"trace"' in output and '"CloudWatchMetrics"' in output  # logs and EMF on stdout
+        child.stop(signal.SIGTERM)  # as Lambda stops it
+    assert '"message":"trace"' in child.output and '"CloudWatchMetrics"' in child.output  # logs and EMF on stdout
 
 
 def test_run_sh_refuses_local_mode_inside_lambda(tmp_path):
