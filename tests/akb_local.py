@@ -16,10 +16,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-import httpx
-
 from tests.children import Child, free_port, python_env
-from tests.client.local_endpoint import Faults
+from tests.emulator_http import Faults, emulator_requests
 
 # The banner's last line: `akb local` prints it once /healthz of the endpoint answered.
 BANNER_END = "Ctrl-C to stop."
@@ -67,15 +65,11 @@ class AkbLocal:
     def faults(self) -> Faults:
         return Faults(self.emulator_url)
 
-    def journal(self) -> list[dict[str, Any]]:
-        """Every request the emulator received, oldest first (its /_emulator/requests)."""
-        response = httpx.get(f"{self.emulator_url}/_emulator/requests", timeout=5)
-        response.raise_for_status()
-        return response.json()
-
     def sent(self) -> list[dict[str, Any]]:
-        """The AgenticRetrieveStream bodies the emulator received, oldest first."""
-        return [entry["body"] for entry in self.journal() if entry["path"] == "/agenticRetrieveStream"]
+        """The AgenticRetrieveStream bodies the emulator received (its journal), oldest first."""
+        return [
+            entry["body"] for entry in emulator_requests(self.emulator_url) if entry["path"] == "/agenticRetrieveStream"
+        ]
 
     def client_env(self, **extra: str) -> dict[str, str]:
         """The environment for an `akb` client child (`akb ask --local`, `akb mcp --local`) pointed at it."""
