@@ -93,7 +93,7 @@ def run_akb_local(options: LocalOptions, cache_dir: Path, attempts: int = 3) -> 
         try:
             banner = child.wait_for_line(options.ready)
         except AssertionError:
-            child.stop()
+            child.close()
             if _PORT_TAKEN in child.output and attempt + 1 < attempts:
                 continue
             raise
@@ -102,5 +102,5 @@ def run_akb_local(options: LocalOptions, cache_dir: Path, attempts: int = 3) -> 
             assert found, banner
             yield AkbLocal(child, f"http://127.0.0.1:{port}", found[1], banner)
         finally:
-            child.stop()
+            child.close()
         return

@@ -3,8 +3,9 @@
 `Child` starts a command with its output (stdout and stderr together) read line by line on a
 thread as it comes, so a chatty child never blocks on a full pipe and a failure message can show
 what it printed; a test waits for a line it prints (`wait_for_line`), for its URL to answer
-(`wait_for_url`) or its port to accept (`wait_for_port`), each with a deadline, and `stop()` (or
-leaving the `with` block) always ends it: the signal, then SIGKILL after a grace period.
+(`wait_for_url`) or its port to accept (`wait_for_port`), each with a deadline. `stop()` ends it
+as a user would (Ctrl-C, SIGKILL after a grace period); `close()` (leaving the `with` block) also
+ends anything it left running in its process group.
 
 `wait_until` polls any check (a log record, a journal entry, a counter, a file) until it holds or
 its deadline passes, and then fails naming what it waited for.
@@ -77,7 +78,14 @@ class Child:
         self._arrived = threading.Condition()
         self._closed = False
         self.process = subprocess.Popen(
-            self.command, cwd=cwd, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
+            self.command,
+            cwd=cwd,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            text=True,
+            errors="replace",
+            start_new_session=True,  # its own process group: close() can end what it started, too
         )
         self._reader = threading.Thread(target=self._read, name=f"drain {self.command[-1]}", daemon=True)
         self._reader.start()
@@ -138,7 +146,8 @@ class Child:
             raise self._failure(what, timeout)
 
     def stop(self, how: signal.Signals = signal.SIGINT, grace: float = STOP_GRACE_SECONDS) -> int:
-        """Sends `how` (Ctrl-C by default), waits `grace` seconds, then kills; returns the exit status."""
+        """Sends `how` (Ctrl-C by default) to the child, waits `grace` seconds, then kills it; returns
+        its exit status. What the child started is left to the child, as a test of it wants."""
         if self.process.poll() is None:
             self.process.send_signal(how)
             try:
@@ -146,8 +155,17 @@ class Child:
             except subprocess.TimeoutExpired:
                 self.process.kill()
                 self.process.wait()
-        self._reader.join(timeout=5)
         return self.process.returncode
+
+    def close(self) -> None:
+        """stop(), then SIGKILL whatever of its process group is left (a grandchild it failed to stop),
+        so no test leaves a process behind; its output is then complete."""
+        self.stop()
+        try:
+            os.killpg(self.process.pid, signal.SIGKILL)  # the group outlives its leader only through leftovers
+        except ProcessLookupError:
+            pass
+        self._reader.join(timeout=5)
 
     def __enter__(self) -> Child:
         return self
@@ -155,4 +173,4 @@ class Child:
     def __exit__(
         self, kind: type[BaseException] | None, error: BaseException | None, trace: TracebackType | None
     ) -> None:
-        self.stop()
+        self.close()

@@ -122,3 +122,53 @@ def test_collecting_the_fast_selection_imports_no_aws_cdk():
     done = subprocess.run(command, cwd=REPO, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-2000:]
     assert done.stdout.rstrip().splitlines()[-1] == "aws_cdk imported by nothing", done.stdout.splitlines()[-1]
+
+
+GROUPED_CONFTEST = (
+    INNER_CONFTEST
+    + '''
+import os
+
+import pytest
+
+
+@pytest.fixture(scope="session")
+def synthesized():
+    """Stands in for the session synth: leaves one file per creation, named after the worker."""
+    made = os.path.join(os.environ["TRACES"], "made")
+    os.makedirs(made, exist_ok=True)
+    open(os.path.join(made, os.environ["PYTEST_XDIST_WORKER"]), "w").close()
+'''
+)
+GROUPED_TESTS = """
+import os
+
+import pytest
+
+
+@pytest.mark.parametrize("n", range(8))
+def test_uses_the_synth(synthesized, n):
+    ran = os.path.join(os.environ["TRACES"], "ran")
+    os.makedirs(ran, exist_ok=True)
+    open(os.path.join(ran, f"{n}-{os.environ['PYTEST_XDIST_WORKER']}"), "w").close()
+
+
+@pytest.mark.parametrize("n", range(8))
+def test_alone(n):
+    pass
+"""
+
+
+@pytest.mark.slow  # two xdist workers
+def test_the_users_of_the_session_synth_run_on_one_worker_with_one_synth(pytester, monkeypatch, tmp_path):
+    """xdist's loadgroup honours the group tests/conftest.py gives them (it did not under pytest 9 with
+    pytest-xdist 3.8: requirements.in pins pytest below 9 until it does)."""
+    pytester.makeconftest(GROUPED_CONFTEST)
+    pytester.makepyfile(test_grouped=GROUPED_TESTS)
+    monkeypatch.setenv("PYTHONPATH", str(REPO))
+    monkeypatch.setenv("TRACES", str(tmp_path))
+    result = pytester.runpytest_inprocess("-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider")
+    result.assert_outcomes(passed=16)
+    made = [path.name for path in (tmp_path / "made").iterdir()]
+    workers = {path.name.split("-")[1] for path in (tmp_path / "ran").iterdir()}
+    assert len(made) == 1 and workers == set(made), (made, workers)
