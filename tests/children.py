@@ -13,6 +13,7 @@ its deadline passes, and then fails naming what it waited for.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import signal
 import socket
@@ -161,10 +162,8 @@ class Child:
         """stop(), then SIGKILL whatever of its process group is left (a grandchild it failed to stop),
         so no test leaves a process behind; its output is then complete."""
         self.stop()
-        try:
-            os.killpg(self.process.pid, signal.SIGKILL)  # the group outlives its leader only through leftovers
-        except ProcessLookupError:
-            pass
+        with contextlib.suppress(ProcessLookupError):  # the group outlives its leader only through leftovers
+            os.killpg(self.process.pid, signal.SIGKILL)
         self._reader.join(timeout=5)
 
     def __enter__(self) -> Child:
