@@ -154,7 +154,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         if fixtures & _CHILD_FIXTURES or (module is not None and _imports(module, "subprocess")):
             item.add_marker(pytest.mark.slow)
         if "akb_local" in fixtures:
-            item.add_marker(pytest.mark.xdist_group(f"akb-local {item.nodeid.split('::')[0]}"))
+            item.add_marker(pytest.mark.xdist_group(f"akb_local:{item.nodeid.split('::')[0]}"))
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -6,7 +6,8 @@ from __future__ import annotations
 import sys
 import time
 import uuid
-from collections.abc import Awaitable, Callable
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -45,8 +46,20 @@ class Progress:
         self.seen.append((time.monotonic(), progress, message))
 
 
-def over_stdio(local: AkbLocal, body: Callable[[ClientSession], Awaitable[Any]]) -> Any:
-    """`body(session)` with a session of the official MCP client over stdio to a new `akb mcp --local`."""
+@dataclass
+class StdioSession:
+    """The official MCP client's session over stdio with one `akb mcp --local` for the module's tests.
+    It lives on the event loop of an anyio portal thread; `run(body)` awaits `body(session)` there."""
+
+    portal: Any
+    session: ClientSession
+
+    def run(self, body: Callable[[ClientSession], Awaitable[Any]]) -> Any:
+        return self.portal.call(body, self.session)
+
+
+@asynccontextmanager
+async def _connected(local: AkbLocal) -> AsyncIterator[ClientSession]:
     from mcp.client.session import ClientSession
     from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -56,17 +69,21 @@ def over_stdio(local: AkbLocal, body: Callable[[ClientSession], Awaitable[Any]])
         env={"AKB_LOCAL_URL": local.url, "PYTHONPATH": str(REPO)},
         cwd=str(REPO),
     )
-
-    async def run() -> Any:
-        async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            return await body(session)
-
-    return anyio.run(run)
+    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
 
 
-def test_tools_are_listed_with_the_tenants_knowledge_base_descriptions(akb_local):
-    tools = over_stdio(akb_local, lambda session: session.list_tools())
+@pytest.fixture(scope="module")
+def mcp_stdio(akb_local) -> Iterator[StdioSession]:
+    from anyio.from_thread import start_blocking_portal
+
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(_connected(akb_local)) as session:
+        yield StdioSession(portal, session)
+
+
+def test_tools_are_listed_with_the_tenants_knowledge_base_descriptions(mcp_stdio):
+    tools = mcp_stdio.run(lambda session: session.list_tools())
     by_name = {tool.name: tool for tool in tools.tools}
     assert set(by_name) == {"ask", "search"}
     acme = load_project(REPO / "config", "dev").tenants["acme"]
@@ -77,14 +94,14 @@ def test_tools_are_listed_with_the_tenants_knowledge_base_descriptions(akb_local
     assert by_name["ask"].input_schema["properties"]["mode"]["anyOf"][0]["enum"] == ["agentic", "retrieve", "auto"]
 
 
-def test_ask_streams_planner_steps_as_progress_then_answers_with_numbered_sources(akb_local):
+def test_ask_streams_planner_steps_as_progress_then_answers_with_numbered_sources(akb_local, mcp_stdio):
     progress = Progress()
 
     async def ask(session: ClientSession) -> tuple[Any, float]:
         result = await session.call_tool("ask", {"question": QUESTION}, progress_callback=progress)
         return result, time.monotonic()
 
-    result, returned_at = over_stdio(akb_local, ask)
+    result, returned_at = mcp_stdio.run(ask)
     assert not result.is_error, result.content
     text = result.content[0].text
     assert "[1]" in text.split("Sources:")[0]  # the answer cites its sources by number
@@ -102,8 +119,8 @@ def test_ask_streams_planner_steps_as_progress_then_answers_with_numbered_source
     assert akb_local.sent()[-1]["userContext"] == {"userId": "frank"}
 
 
-def test_search_returns_passages_and_no_answer(akb_local):
-    result = over_stdio(akb_local, lambda s: s.call_tool("search", {"question": QUESTION, "max_results": 2}))
+def test_search_returns_passages_and_no_answer(mcp_stdio):
+    result = mcp_stdio.run(lambda s: s.call_tool("search", {"question": QUESTION, "max_results": 2}))
     assert not result.is_error, result.content
     assert result.structured_content["answer"] is None and result.structured_content["mode"] == "retrieve"
     text = result.content[0].text
@@ -111,28 +128,28 @@ def test_search_returns_passages_and_no_answer(akb_local):
     assert 1 <= len(result.structured_content["sources"]) <= 4  # 2 per knowledge base, 2 knowledge bases
 
 
-def test_a_forged_user_id_is_refused_by_the_endpoint_and_reported_as_a_tool_error(akb_local):
+def test_a_forged_user_id_is_refused_by_the_endpoint_and_reported_as_a_tool_error(mcp_stdio):
     arguments = {"question": QUESTION, "user_id": "ceo@acme.example"}
-    result = over_stdio(akb_local, lambda s: s.call_tool("ask", arguments))
+    result = mcp_stdio.run(lambda s: s.call_tool("ask", arguments))
     assert result.is_error
     text = result.content[0].text
     assert "403 user_id_not_allowed" in text and "user_context: caller" in text
     assert "Traceback" not in text
 
 
-def test_an_unknown_knowledge_base_is_a_clear_tool_error(akb_local):
+def test_an_unknown_knowledge_base_is_a_clear_tool_error(mcp_stdio):
     arguments = {"question": QUESTION, "knowledge_bases": ["payroll"]}
-    result = over_stdio(akb_local, lambda s: s.call_tool("ask", arguments))
+    result = mcp_stdio.run(lambda s: s.call_tool("ask", arguments))
     assert result.is_error and "payroll" in result.content[0].text
 
 
-def test_a_stream_that_fails_midway_gives_an_error_and_no_partial_answer(akb_local):
+def test_a_stream_that_fails_midway_gives_an_error_and_no_partial_answer(akb_local, mcp_stdio):
     faults = akb_local.faults
     faults.set(error_after_events=3, error_type="internalServerException")
     try:
         # A question no other test asks: the tenant's result cache must not answer it from an earlier run.
         question = QUESTION + " Answer for the midway-failure test."
-        result = over_stdio(akb_local, lambda s: s.call_tool("ask", {"question": question}))
+        result = mcp_stdio.run(lambda s: s.call_tool("ask", {"question": question}))
     finally:
         faults.reset()
     assert result.is_error
@@ -204,7 +221,7 @@ def test_an_unknown_tenant_names_the_known_ones():
     )
 
 
-def test_ask_with_a_session_id_continues_that_users_conversation(akb_local):
+def test_ask_with_a_session_id_continues_that_users_conversation(mcp_stdio):
     session = f"mcp-{uuid.uuid4().hex[:12]}"
     progress = Progress()
 
@@ -215,7 +232,7 @@ def test_ask_with_a_session_id_continues_that_users_conversation(akb_local):
         )
         return first, second
 
-    first, second = over_stdio(akb_local, two_turns)
+    first, second = mcp_stdio.run(two_turns)
     assert not first.is_error, first.content[0].text
     assert first.structured_content["session"] == {"sessionId": session, "persistence": "default"}
     assert not second.is_error, second.content[0].text
@@ -224,6 +241,6 @@ def test_ask_with_a_session_id_continues_that_users_conversation(akb_local):
     assert any("SessionHistoryLoad" in (message or "") for _, _, message in progress.seen), progress.seen
 
 
-def test_a_malformed_session_id_is_refused_by_the_tool_naming_the_argument(akb_local):
-    result = over_stdio(akb_local, lambda s: s.call_tool("ask", {"question": QUESTION, "session_id": "no spaces"}))
+def test_a_malformed_session_id_is_refused_by_the_tool_naming_the_argument(mcp_stdio):
+    result = mcp_stdio.run(lambda s: s.call_tool("ask", {"question": QUESTION, "session_id": "no spaces"}))
     assert result.is_error and "session_id" in result.content[0].text
