@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import copy
 import functools
+import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
@@ -159,6 +160,15 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
 def pytest_configure(config: pytest.Config) -> None:
     child_guard.install()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collecting imported (modules, their classes and functions) lives until the run ends: frozen
+    out of the garbage collector's way (gc.freeze), its full collections walk only what the tests
+    create. About a tenth of `make test-fast`'s CPU."""
+    gc.collect()
+    gc.freeze()
 
 
 @pytest.hookimpl(wrapper=True)
