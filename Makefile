@@ -10,7 +10,7 @@ CDK := npx --no-install cdk
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help setup synth synth-pipeline deploy-pipeline test test-fast lint typecheck fmt clean deploy diff lock validate local emulator scan checkov-lock
+.PHONY: help setup synth synth-pipeline deploy-pipeline test test-fast lint typecheck fmt clean deploy diff lock validate local emulator scan checkov-lock eval-doc
 
 # Unit tests only: no synth, no server, no subprocess (tests/conftest.py marks those from what each test uses).
 # Folders whose every test synthesizes are not even collected, so aws_cdk is never imported; bytecode
@@ -74,6 +74,12 @@ local: $(BIN)/.installed  ## akb local: the emulator + the first tenant's endpoi
 
 emulator: $(BIN)/.installed  ## akb emulator: the local Bedrock emulator alone on 127.0.0.1:8081
 	$(BIN)/akb emulator --port 8081
+
+eval-doc: $(BIN)/.installed  ## Rerun the sample evaluation (local emulator, fresh) and rewrite docs/evaluation.md's results tables
+	rm -rf .build/eval-sample
+	$(BIN)/akb eval --local --dataset local/eval/sample.jsonl --out .build/eval-sample --update-doc docs/evaluation.md
+	cp .build/eval-sample/recall_by_hops.png docs/img/eval-emulator-recall-by-hops.png
+	cp .build/eval-sample/cost_vs_recall.png docs/img/eval-emulator-cost-vs-recall.png
 
 # The pipeline's own templates (akb-pipeline, its cross-region support stack) sit at the top of its
 # assembly; its stages' templates (assembly-*/) are the SCAN_ENVS stacks again and are not rescanned.

@@ -393,6 +393,10 @@ def fault_rows() -> list[tuple[str, dict[str, Any]]]:
             {"failing_knowledge_bases": {kb_id_for("tickets"): "ThrottlingException"}},
         ),
     ]
+    # Malformed responses (issue 26): truncated, duplicated, not-a-list, unparseable, corrupted frames.
+    from local.emulator.stream_corruption import KINDS
+
+    rows += [(f"`corrupt_stream: {kind}`", {"corrupt_stream": kind}) for kind in KINDS]
     return rows
 
 

@@ -3,7 +3,7 @@
 Created by the tenant stack when the tenant's config has a `cache:` block (docs/cache.md). Items
 (lambdas/endpoint/cache/dynamodb_store.py): partition key `pk` = tenant name, sort key `sk`;
 `expiresAt` is the TTL attribute. The endpoint role reaches only items whose partition key is its
-tenant (policies/cache_table.py: dynamodb:LeadingKeys).
+tenant (policies/cache_access.py: dynamodb:LeadingKeys).
 https://docs.aws.amazon.com/amazondynamodb/latest/developerguide/TTL.html
 """
 

@@ -19,8 +19,8 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from cdk_constructs.log_group import log_group
+from contract.ingestion_events import LOG_TYPE
 from contract.resource_names import bounded_name
-from monitoring.ingestion_events import LOG_TYPE
 from schema import Environment
 
 # AWS::Logs::DeliverySource / DeliveryDestination Name: 1-60 characters of [\w-] (cfn-lint schema).

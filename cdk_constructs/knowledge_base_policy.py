@@ -24,8 +24,8 @@ class KnowledgeBasePolicy(Construct):
 
     :param knowledge_base_id: the knowledge base (`attr_knowledge_base_id`).
     :param knowledge_base_arn: its ARN: the policy's only `Resource` (wildcards are not accepted there).
-    :param reader_role_arns: the tenant's roles that read it: the endpoint role today; the MCP
-        gateway and agent roles join this list when those front doors are enabled. At least one.
+    :param reader_role_arns: the tenant's roles that read it: the endpoint role and the roles its
+        features add (`reader_roles` in features/registry.py). At least one.
     :param cross_account_readers: the tenant file's `knowledge_base_access.cross_account_readers`
         (default none): an explicit Allow, and exempt from the Deny.
     :param break_glass_role_arns: `knowledge_base_access.break_glass_roles` (default none): exempt

@@ -8,6 +8,7 @@ and `akb validate` reminds of it. https://docs.aws.amazon.com/AmazonCloudWatch/l
 
 from __future__ import annotations
 
+from aws_cdk import ArnFormat, Stack
 from aws_cdk import aws_kms as kms
 from aws_cdk import aws_logs as logs
 from constructs import Construct
@@ -56,4 +57,14 @@ def log_group(scope: Construct, construct_id: str, *, environment: Environment, 
         retention=RETENTION[environment.log_retention_days],
         removal_policy=removal_policy(environment),
         encryption_key=key,
+    )
+
+
+def log_group_arn(group: logs.ILogGroup) -> str:
+    """`arn:<partition>:logs:<region>:<account>:log-group:<name>` (no `:*`), as IAM statements name it."""
+    return Stack.of(group).format_arn(
+        service="logs",
+        resource="log-group",
+        resource_name=group.log_group_name,
+        arn_format=ArnFormat.COLON_RESOURCE_NAME,
     )

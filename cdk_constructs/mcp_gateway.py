@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 import aws_cdk as cdk
@@ -26,19 +27,17 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from cdk_constructs.endpoint_bundling import endpoint_code
-from cdk_constructs.log_group import log_group
+from cdk_constructs.log_group import log_group, log_group_arn
 from cdk_constructs.nag_checks import acknowledge_wildcards
 from cdk_constructs.stack_outputs import publish
 from cdk_constructs.streaming_endpoint import ARCHITECTURE, RUNTIME
 from contract.env_vars import GATEWAY_SETTINGS, LOG_SERVICE
-from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
+from contract.resource_refs import KnowledgeBaseRef
 from contract.settings import TenantSettings
-from features.endpoint_settings import tenant_settings
 from lambdas.endpoint.modes.agentic import build_request
 from lambdas.endpoint.request import Query
 from lambdas.gateway_interceptor.gateway_settings import AGENTIC, RETRIEVE, GatewaySettings
-from monitoring.metric_catalogue import GatewayMetrics
-from policies.endpoint_role import inputs_for
+from policies.endpoint_role import EndpointRoleInputs
 from policies.gateway_role import (
     GATEWAY_WILDCARD_REASONS,
     GatewayRoleInputs,
@@ -48,7 +47,7 @@ from policies.gateway_role import (
     gateway_trust_policy,
     interceptor_role_policy,
 )
-from schema import Project
+from schema import Environment
 from schema.gateway_config import McpGateway
 
 CONNECTOR_ID = "bedrock-knowledge-bases"
@@ -79,8 +78,9 @@ def gateway_name(env_name: str, tenant: str) -> str:
 
 def agentic_parameter_values(settings: TenantSettings) -> dict[str, Any]:
     """The target's fixed AgenticRetrieveStream parameters: the endpoint's own request for the tenant's
-    defaults, without the conversation (the caller's) and with the guardrail where the connector's
-    configuration reference puts it (agenticRetrieveConfiguration.policyConfiguration.guardrailConfiguration)."""
+    defaults, without the conversation (the caller's). The guardrail stays where the API takes it, the
+    request's top-level `policyConfiguration.bedrockGuardrailConfiguration` (botocore bedrock-agent-runtime;
+    `AgenticRetrieveConfiguration` has no policyConfiguration member): docs/facts-and-decisions.md, fact 7."""
     query = Query(
         messages=(("user", "-"),),
         knowledge_bases=tuple(r.alias for r in settings.retrievers),
@@ -93,11 +93,6 @@ def agentic_parameter_values(settings: TenantSettings) -> dict[str, Any]:
     )
     values = build_request(query, settings, None)
     del values["messages"]
-    guardrail = values.pop("policyConfiguration", None)
-    if guardrail:
-        values["agenticRetrieveConfiguration"]["policyConfiguration"] = {
-            "guardrailConfiguration": guardrail["bedrockGuardrailConfiguration"]
-        }
     return values
 
 
@@ -121,40 +116,48 @@ RETRIEVE_OVERRIDES = [
 ]
 
 
-class McpGatewayConstruct(Construct):
-    """Props:
-    - project, tenant_name: config (`gateway:` must be set; retrieval caps, invokers, user_context).
-    - knowledge_bases: the tenant's knowledge bases; the gateway reaches these and no other.
-    - log_group_name: the interceptor's log group (created here with the environment's retention).
-    - guardrail, retrieval_instruction: optional, as for the endpoint.
+@dataclass(frozen=True)
+class McpGatewayProps:
+    """What one tenant's MCP gateway is built from (features/gateway_feature.py derives it from config).
+
+    - env_name, tenant_name: in the gateway's name (`akb-<env>-<tenant>`), descriptions and SSM paths.
+    - config: the tenant's `gateway:` block (authorizer, JWT, retrieve tool, rate limit; docs/agents.md).
+    - environment: the environment's config (the interceptor log group's retention and key).
+    - settings: the endpoint's settings without conversations: retrievers, caps, guardrail and
+      user_context become the targets' fixed parameters and the interceptor's rules.
+    - knowledge_bases: the tenant's knowledge bases (at least one); the gateway reaches these and no other.
+    - models: the endpoint role's inputs (planner, reranker, guardrail, KMS keys) for the same call.
+    - log_group_name: the interceptor's log group (created here).
+    - invokers: IAM callers the gateway's resource policy admits (AWS_IAM authorizer); default none.
     """
 
-    def __init__(
-        self,
-        scope: Construct,
-        construct_id: str,
-        *,
-        project: Project,
-        tenant_name: str,
-        knowledge_bases: Sequence[KnowledgeBaseRef],
-        log_group_name: str,
-        guardrail: GuardrailRef | None = None,
-        retrieval_instruction: RetrievalInstructionRef | None = None,
-    ):
+    env_name: str
+    tenant_name: str
+    config: McpGateway
+    environment: Environment
+    settings: TenantSettings
+    knowledge_bases: tuple[KnowledgeBaseRef, ...]
+    models: EndpointRoleInputs
+    log_group_name: str
+    invokers: tuple[str, ...] = ()
+
+
+class McpGatewayConstruct(Construct):
+    """The tenant's AgentCore Gateway, its targets, interceptor, roles, rate limit and invoke grants.
+
+    :param props: McpGatewayProps.
+    """
+
+    def __init__(self, scope: Construct, construct_id: str, *, props: McpGatewayProps):
         super().__init__(scope, construct_id)
-        tenant = project.tenants[tenant_name]
-        if tenant.gateway is None or not knowledge_bases:
-            raise ValueError(f"{self.node.path}: tenant {tenant_name} needs `gateway:` and at least one knowledge base")
-        self.project, self.tenant_name, self.config = project, tenant_name, tenant.gateway
-        self.knowledge_bases = list(knowledge_bases)
-        self.settings = tenant_settings(
-            project, tenant_name, knowledge_bases=knowledge_bases, guardrail=guardrail,
-            retrieval_instruction=retrieval_instruction,
-        )  # fmt: skip
-        self.tools = tool_names(self.config, [kb.alias for kb in knowledge_bases])
-        self.log_group = log_group(self, "InterceptorLogs", environment=project.environment, name=log_group_name)
+        if not props.knowledge_bases:
+            raise ValueError(f"{self.node.path}: tenant {props.tenant_name} needs at least one knowledge base")
+        self.props, self.tenant_name, self.config = props, props.tenant_name, props.config
+        self.settings = props.settings
+        self.tools = tool_names(self.config, [kb.alias for kb in props.knowledge_bases])
+        self.log_group = log_group(self, "InterceptorLogs", environment=props.environment, name=props.log_group_name)
         self.interceptor = self._build_interceptor(self.log_group)
-        self.role = self._build_role(guardrail)
+        self.role = self._build_role()
         self.gateway = self._build_gateway()
         self.targets = self._build_targets()
         self.rate_limit = self._build_rate_limit()
@@ -164,26 +167,20 @@ class McpGatewayConstruct(Construct):
     # --- resources ---------------------------------------------------------------------------
 
     def _build_interceptor(self, log_group: logs.ILogGroup) -> lambda_.Function:
-        stack = cdk.Stack.of(self)
-        tenant = self.project.tenants[self.tenant_name]
         jwt = self.config.jwt
         settings = GatewaySettings(
             tenant=self.tenant_name,
-            environment=self.project.env_name,
+            environment=self.props.env_name,
             authorizer=self.config.authorizer,
-            user_context=tenant.user_context,
+            user_context=self.settings.user_context,
             tools=self.tools,
-            max_results=tenant.retrieval.max_results,
-            max_agent_iteration=tenant.retrieval.max_agent_iteration,
+            max_results=self.settings.max_results,
+            max_agent_iteration=self.settings.max_agent_iteration,
             trusted_callers=list(jwt.trusted_clients) if jwt else [],
             user_claim=jwt.user_claim if jwt else "sub",
             client_claim=jwt.client_claim if jwt else "client_id",
         )
-        log_group_arn = stack.format_arn(
-            service="logs", resource="log-group", resource_name=log_group.log_group_name,
-            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
-        )  # fmt: skip
-        policy = interceptor_role_policy(log_group_arn)
+        policy = interceptor_role_policy(log_group_arn(log_group))
         role = iam.Role(
             self,
             "InterceptorRole",
@@ -195,7 +192,7 @@ class McpGatewayConstruct(Construct):
         return lambda_.Function(
             self,
             "Interceptor",
-            description=f"MCP gateway REQUEST interceptor, tenant {self.tenant_name} ({self.project.env_name})",
+            description=f"MCP gateway REQUEST interceptor, tenant {self.tenant_name} ({self.props.env_name})",
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler=INTERCEPTOR_HANDLER,
@@ -208,15 +205,10 @@ class McpGatewayConstruct(Construct):
             # Invoked synchronously by the gateway: no async retries, so a DLQ would stay empty.
         )
 
-    def _build_role(self, guardrail: GuardrailRef | None) -> iam.Role:
+    def _build_role(self) -> iam.Role:
         stack = cdk.Stack.of(self)
-        tenant = self.project.tenants[self.tenant_name]
-        arns = [kb.knowledge_base_arn for kb in self.knowledge_bases]
-        models = inputs_for(
-            self.project.environment, tenant, knowledge_base_arns=arns, log_group_arn="-",
-            guardrail_arn=guardrail.guardrail_arn if guardrail else None,
-        )  # fmt: skip
-        policy = gateway_role_policy(GatewayRoleInputs(arns, self.interceptor.function_arn, models))
+        arns = [kb.knowledge_base_arn for kb in self.props.knowledge_bases]
+        policy = gateway_role_policy(GatewayRoleInputs(arns, self.interceptor.function_arn, self.props.models))
         role = iam.Role(
             self,
             "GatewayRole",
@@ -253,8 +245,8 @@ class McpGatewayConstruct(Construct):
         gateway = agentcore.CfnGateway(
             self,
             "Gateway",
-            name=gateway_name(self.project.env_name, self.tenant_name),
-            description=_short(f"Knowledge of tenant {self.tenant_name} as MCP tools ({self.project.env_name})"),
+            name=gateway_name(self.props.env_name, self.tenant_name),
+            description=_short(f"Knowledge of tenant {self.tenant_name} as MCP tools ({self.props.env_name})"),
             authorizer_type=self.config.authorizer,
             authorizer_configuration=authorizer,
             protocol_type="MCP",
@@ -338,26 +330,25 @@ class McpGatewayConstruct(Construct):
     def _build_invoke_grants(self) -> iam.ManagedPolicy | None:
         if self.config.authorizer != "AWS_IAM":
             return None  # CUSTOM_JWT: callers present tokens; IAM plays no part in who may call
-        stack = cdk.Stack.of(self)
-        tenant = self.project.tenants[self.tenant_name]
+        stack, env_name = cdk.Stack.of(self), self.props.env_name
         arn = self.gateway.attr_gateway_arn
-        if tenant.invokers:
+        if self.props.invokers:
             agentcore.CfnResourcePolicy(
                 self,
                 "InvokersMayInvoke",
                 resource_arn=arn,
-                policy=stack.to_json_string(gateway_resource_policy(arn, [i.arn for i in tenant.invokers])),
+                policy=stack.to_json_string(gateway_resource_policy(arn, list(self.props.invokers))),
             )
         return iam.ManagedPolicy(
             self,
             "InvokePolicy",
-            managed_policy_name=f"{gateway_name(self.project.env_name, self.tenant_name)}-mcp-invoke",
-            description=f"Call the MCP gateway of tenant {self.tenant_name} ({self.project.env_name})",
+            managed_policy_name=f"{gateway_name(env_name, self.tenant_name)}-mcp-invoke",
+            description=f"Call the MCP gateway of tenant {self.tenant_name} ({env_name})",
             document=iam.PolicyDocument.from_json(gateway_invoker_policy(arn)),
         )
 
     def _build_outputs(self) -> None:
-        stack, env_name, tenant = cdk.Stack.of(self), self.project.env_name, self.tenant_name
+        stack, env_name, tenant = cdk.Stack.of(self), self.props.env_name, self.tenant_name
         publish(stack, env_name, tenant, "gateway/url", self.gateway.attr_gateway_url, "MCP gateway URL")
         publish(stack, env_name, tenant, "gateway/id", self.gateway.attr_gateway_identifier, "MCP gateway id")
         if self.invoke_policy is not None:
@@ -366,11 +357,7 @@ class McpGatewayConstruct(Construct):
                 "Managed policy a calling role attaches to invoke the MCP gateway",
             )  # fmt: skip
 
-    # --- metrics -----------------------------------------------------------------------------
-
-    @property
-    def metrics(self) -> GatewayMetrics:
-        return GatewayMetrics(self.gateway.attr_gateway_arn, list(self.tools))
+    # --- metrics (the tenant's dashboard reads AgentCore's: monitoring/gateway_monitoring.py) -------------
 
     def metric_interceptor_errors(self, **props: Any) -> cloudwatch.Metric:
         return self.interceptor.metric_errors(**props)

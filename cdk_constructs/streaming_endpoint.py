@@ -10,7 +10,8 @@ roles that attach the tenant's invoke policy. https://docs.aws.amazon.com/lambda
 from __future__ import annotations
 
 import hashlib
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
+from dataclasses import dataclass
 
 import aws_cdk as cdk
 from aws_cdk import aws_iam as iam
@@ -19,14 +20,11 @@ from aws_cdk import aws_logs as logs
 from constructs import Construct
 
 from cdk_constructs import endpoint_front_door as front_doors
-from cdk_constructs.agentcore_memory import ConversationMemory
 from cdk_constructs.api_front_door import ApiFrontDoor
-from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.endpoint_bundling import endpoint_code
 from cdk_constructs.log_group import log_group as new_log_group
 from cdk_constructs.nag_checks import acknowledge_wildcards
 from cdk_constructs.stack_outputs import publish
-from contract.env_vars import endpoint_environment
 from contract.resource_names import (
     WEB_ADAPTER_ACCOUNT,
     WEB_ADAPTER_LAYER,
@@ -35,24 +33,22 @@ from contract.resource_names import (
     endpoint_function_name,
     invoke_policy_name,
 )
-from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from features.endpoint_limits import (
     ENVIRONMENT_LIMIT_BYTES,
-    GUARDRAIL_ID_LENGTH,
-    INSTRUCTION_ID_LENGTH,
-    KB_ID_LENGTH,
-    MEMORY_ID_LENGTH,
-    VERSION_LENGTH,
     environment_size_message,
     function_name_message,
     worst_case_size,
 )
-from features.endpoint_settings import tenant_settings
+from features.endpoint_plan import EndpointPlan
+from features.tenant_feature import TenantScope
 from policies.api_invoker import api_invoker_policy
-from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
+from policies.endpoint_role import endpoint_role_policy
 from policies.invoker import invoker_policy, url_permissions
-from schema import Project
+from schema import Environment
+from schema.front_door import FrontDoor
 from schema.front_door_checks import tenant_front_door
+
+__all__ = ["ENVIRONMENT_LIMIT_BYTES", "StreamingEndpoint", "StreamingEndpointProps", "worst_case_size"]
 
 # The newest Python runtime aws-cdk-lib 2.275 knows (cdk-nag L1 asks for the latest); arm64 wheels.
 RUNTIME = lambda_.Runtime.PYTHON_3_14
@@ -62,155 +58,136 @@ HANDLER = "lambdas/run.sh"  # executed by the adapter's /opt/bootstrap; it execs
 # `akb validate` checks the same limits before any synth).
 
 
-class StreamingEndpoint(Construct):
-    """The tenant's endpoint function, its execution role, its IAM-only streaming URL and invoke grants.
+@dataclass(frozen=True)
+class StreamingEndpointProps:
+    """What one tenant's endpoint is built from (`for_tenant` derives it from config and the plan).
 
-    Props:
-    - project, tenant_name: config (memory, timeout, reserved concurrency, adapter layer version,
-      invokers, retrieval caps); see docs/configuration.md.
-    - knowledge_bases: the tenant's knowledge bases (at least one); the role can retrieve from
-      these and no other.
-    - log_group: where the function logs (created by the stack with the environment's retention).
-    - guardrail: optional; when given, its id/version go to the service and the role may apply it.
-    - retrieval_instruction: optional; its id/version go to the service.
-    - cache_table: optional; the result cache's table (its name goes to the service, the role may
-      use the tenant's items of it: policies/cache_table.py).
-    - memory: optional; the tenant's AgentCore Memory (its id goes to the service, the role may
-      restore and write sessions of it: policies/memory_access.py).
+    - env_name, tenant_name: in the function's name (`akb-<env>-<tenant>-endpoint`), descriptions and
+      SSM paths.
+    - environment: the environment's config: `endpoint:` (memory, timeout, adapter layer version) and
+      the log groups' retention and key (docs/configuration.md).
+    - front_door: the tenant's merged front door (schema/front_door.py): function URL (the default) or
+      API Gateway, VPC, SnapStart (docs/front-door.md).
+    - plan: settings, the features' environment values and the role's inputs (features/endpoint_plan.py);
+      its settings name at least one knowledge base, the only ones the role can retrieve from.
+    - invokers: IAM ARNs given resource-based permissions to call; default none.
+    - reserved_concurrency: the function's reserved concurrency; default none (unreserved).
+    """
+
+    env_name: str
+    tenant_name: str
+    environment: Environment
+    front_door: FrontDoor
+    plan: EndpointPlan
+    invokers: tuple[str, ...] = ()
+    reserved_concurrency: int | None = None
+
+    @classmethod
+    def for_tenant(cls, scope: TenantScope, plan: EndpointPlan) -> StreamingEndpointProps:
+        tenant = scope.tenant
+        return cls(
+            env_name=scope.env_name,
+            tenant_name=scope.tenant_name,
+            environment=scope.environment,
+            front_door=tenant_front_door(scope.environment, tenant),
+            plan=plan,
+            invokers=tuple(invoker.arn for invoker in tenant.invokers),
+            reserved_concurrency=tenant.reserved_concurrency,
+        )
+
+
+class StreamingEndpoint(Construct):
+    """The tenant's endpoint function, its execution role, its front door (IAM-only streaming URL, or the
+    REST API of cdk_constructs/api_front_door.py) and invoke grants.
+
+    :param props: StreamingEndpointProps.
+    :param log_group: where the function logs (created by the stack with the environment's retention).
     """
 
     def __init__(
-        self,
-        scope: Construct,
-        construct_id: str,
-        *,
-        project: Project,
-        tenant_name: str,
-        knowledge_bases: Sequence[KnowledgeBaseRef],
-        log_group: logs.ILogGroup,
-        guardrail: GuardrailRef | None = None,
-        retrieval_instruction: RetrievalInstructionRef | None = None,
-        cache_table: CacheTable | None = None,
-        memory: ConversationMemory | None = None,
+        self, scope: Construct, construct_id: str, *, props: StreamingEndpointProps, log_group: logs.ILogGroup
     ):
         super().__init__(scope, construct_id)
-        if not knowledge_bases:
+        if not props.plan.settings.retrievers:
             raise ValueError(f"{self.node.path}: pass at least one knowledge base (the tenant's)")
-        self.tenant_name = tenant_name
-        self.cache_table = cache_table
-        self.memory = memory
-        # How callers reach the function (docs/front-door.md); the default changes nothing below.
-        self.front_door = tenant_front_door(project.environment, project.tenants[tenant_name])
-        self.settings = tenant_settings(
-            project,
-            tenant_name,
-            knowledge_bases=knowledge_bases,
-            guardrail=guardrail,
-            retrieval_instruction=retrieval_instruction,
-            memory_id=memory.memory_id if memory is not None else None,
-        )
-        lengths = token_lengths(knowledge_bases, guardrail, retrieval_instruction)
-        if memory is not None:  # AgentCoreMemoryId: at most 111 characters (botocore)
-            lengths[memory.memory_id] = MEMORY_ID_LENGTH
-        environment_variables = self._environment_variables(lengths)
-        self.role = self._build_role(project, knowledge_bases, log_group, guardrail)
-        self.function = self._build_function(project, log_group, environment_variables)
+        self.props = props
+        self.tenant_name = props.tenant_name
+        self.front_door = props.front_door  # how callers reach the function; the default changes nothing below
+        self.settings = props.plan.settings
+        self.token_lengths = dict(props.plan.token_lengths)
+        environment_variables = self._environment_variables()
+        self.role = self._build_role()
+        self.function = self._build_function(log_group, environment_variables)
         front_doors.attach_vpc(self.function, self.front_door)
         self.target = front_doors.invoked_target(self.function, self.front_door)  # function, or SnapStart alias
-        self.function_url = self._build_function_url(project) if self.front_door.uses_function_url else None
-        self.api = self._build_api(project) if self.front_door.uses_api else None
-        self.invoke_policy = self._build_invoke_policy(project)
-        self._build_outputs(project)
+        self.function_url = self._build_function_url() if self.front_door.uses_function_url else None
+        self.api = self._build_api() if self.front_door.uses_api else None
+        self.invoke_policy = self._build_invoke_policy()
+        self._build_outputs()
 
-    def _build_function_url(self, project: Project) -> lambda_.FunctionUrl:
+    def _build_function_url(self) -> lambda_.FunctionUrl:
         # AWS_IAM, always: there is no setting for NONE (a public URL) anywhere in this project.
         url = self.target.add_function_url(
             auth_type=lambda_.FunctionUrlAuthType.AWS_IAM, invoke_mode=lambda_.InvokeMode.RESPONSE_STREAM
         )
-        for invoker in project.tenants[self.tenant_name].invokers:
-            self._permit(invoker.arn)
+        for invoker in self.props.invokers:
+            self._permit(invoker)
         return url
 
-    def _build_api(self, project: Project) -> ApiFrontDoor:
+    def _build_api(self) -> ApiFrontDoor:
         """The REST API front door (cdk_constructs/api_front_door.py) with its own access log group."""
+        props = self.props
         access_logs = new_log_group(
             self,
             "ApiAccessLogs",
-            environment=project.environment,
-            name=api_access_log_group_name(project.env_name, self.tenant_name),
+            environment=props.environment,
+            name=api_access_log_group_name(props.env_name, self.tenant_name),
         )
         return ApiFrontDoor(
             self,
             "Api",
             target=self.target,
             options=self.front_door.api_gateway,
-            invokers=[invoker.arn for invoker in project.tenants[self.tenant_name].invokers],
+            invokers=list(props.invokers),
             access_logs=access_logs,
-            timeout_seconds=project.environment.endpoint.timeout_seconds,
-            name=api_name(project.env_name, self.tenant_name),
+            timeout_seconds=props.environment.endpoint.timeout_seconds,
+            name=api_name(props.env_name, self.tenant_name),
             tenant=self.tenant_name,
         )
 
-    def _environment_variables(self, lengths: Mapping[str, int]) -> dict[str, str]:
+    def _environment_variables(self) -> dict[str, str]:
         """The adapter's settings and the tenant's, checked against Lambda's 4 KB at their worst case."""
-        environment_variables = endpoint_environment(
-            self.settings,
-            cache_table=self.cache_table.physical_name if self.cache_table is not None else None,
-            request_contexts=self.front_door.request_contexts,
-            snapstart=self.front_door.snapstart,
-        )
-        check_environment_size(environment_variables, lengths, where=f"{self.node.path} (tenant {self.tenant_name})")
+        environment_variables = self.props.plan.variables(self.front_door)
+        where = f"{self.node.path} (tenant {self.tenant_name})"
+        check_environment_size(environment_variables, self.token_lengths, where=where)
         return environment_variables
 
-    def _build_role(
-        self,
-        project: Project,
-        knowledge_bases: Sequence[KnowledgeBaseRef],
-        log_group: logs.ILogGroup,
-        guardrail: GuardrailRef | None,
-    ) -> iam.Role:
-        """Our own role with only our document (policies/endpoint_role.py): no AWSLambdaBasicExecutionRole,
-        no CDK-added grants."""
-        log_group_arn = cdk.Stack.of(self).format_arn(
-            service="logs",
-            resource="log-group",
-            resource_name=log_group.log_group_name,
-            arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
-        )
-        role_policy = endpoint_role_policy(
-            inputs_for(
-                project.environment,
-                project.tenants[self.tenant_name],
-                knowledge_base_arns=[kb.knowledge_base_arn for kb in knowledge_bases],
-                log_group_arn=log_group_arn,
-                guardrail_arn=guardrail.guardrail_arn if guardrail else None,
-                cache_table_arn=self.cache_table.table_arn if self.cache_table is not None else None,
-                tenant_name=self.tenant_name,
-                memory_arn=self.memory.memory_arn if self.memory is not None else None,
-            )
-        )
+    def _build_role(self) -> iam.Role:
+        """Our own role with only our document (policies/endpoint_role.py, the features' statements
+        included): no AWSLambdaBasicExecutionRole, no CDK-added grants."""
+        plan = self.props.plan
+        role_policy = endpoint_role_policy(plan.role)
         role = iam.Role(
             self,
             "Role",
             assumed_by=iam.ServicePrincipal("lambda.amazonaws.com"),
-            description=f"Endpoint of tenant {self.tenant_name} ({project.env_name}): its own knowledge bases only",
+            description=f"Endpoint of tenant {self.tenant_name} ({self.props.env_name}): its own knowledge bases only",
             inline_policies={
                 "endpoint": iam.PolicyDocument.from_json(role_policy),
                 **front_doors.extra_role_policies(self.front_door),  # VPC network interfaces, when attached
             },
         )
-        acknowledge_wildcards(role, role_policy, WILDCARD_REASONS)
+        acknowledge_wildcards(role, role_policy, dict(plan.wildcard_reasons))
         front_doors.acknowledge_vpc_wildcard(role, self.front_door)
         return role
 
-    def _build_function(
-        self, project: Project, log_group: logs.ILogGroup, environment_variables: Mapping[str, str]
-    ) -> lambda_.Function:
-        function_name = endpoint_function_name(project.env_name, self.tenant_name)
+    def _build_function(self, log_group: logs.ILogGroup, environment_variables: Mapping[str, str]) -> lambda_.Function:
+        props = self.props
+        function_name = endpoint_function_name(props.env_name, self.tenant_name)
         name_problem = function_name_message(function_name)
         if name_problem:
             raise ValueError(f"{self.node.path}: {name_problem}")
-        settings = project.environment.endpoint
+        settings = props.environment.endpoint
         adapter_arn = web_adapter_layer_arn(cdk.Stack.of(self), settings.web_adapter_layer_version)
         # A synchronous streaming request has no asynchronous retry to catch: a DLQ would stay empty.
         # Tracing is off: the request trace is in the logs (every planner step), X-Ray would add `*`.
@@ -218,14 +195,14 @@ class StreamingEndpoint(Construct):
             self,
             "Function",
             function_name=function_name,
-            description=f"Agentic retrieval endpoint, tenant {self.tenant_name} ({project.env_name})",
+            description=f"Agentic retrieval endpoint, tenant {self.tenant_name} ({props.env_name})",
             runtime=RUNTIME,
             architecture=ARCHITECTURE,
             handler=HANDLER,
             code=endpoint_code(RUNTIME),
             memory_size=settings.memory_mb,
             timeout=cdk.Duration.seconds(settings.timeout_seconds),
-            reserved_concurrent_executions=project.tenants[self.tenant_name].reserved_concurrency,
+            reserved_concurrent_executions=props.reserved_concurrency,
             role=self.role,
             log_group=log_group,
             layers=[lambda_.LayerVersion.from_layer_version_arn(self, "WebAdapter", adapter_arn)],
@@ -235,7 +212,7 @@ class StreamingEndpoint(Construct):
             snap_start=front_doors.snap_start(self.front_door),  # on published versions, or unset
         )
 
-    def _build_invoke_policy(self, project: Project) -> iam.ManagedPolicy:
+    def _build_invoke_policy(self) -> iam.ManagedPolicy:
         """Same-account roles attach this instead of copying statements (policies/invoker.py, api_invoker.py):
         the URL's two actions on the invoked target and/or execute-api:Invoke on the API's two methods."""
         documents = []
@@ -243,15 +220,16 @@ class StreamingEndpoint(Construct):
             documents.append(invoker_policy(self.target.function_arn))
         if self.api is not None:
             documents.append(api_invoker_policy(self.api.method_arns))
+        env_name = self.props.env_name
         return iam.ManagedPolicy(
             self,
             "InvokePolicy",
-            managed_policy_name=invoke_policy_name(project.env_name, self.tenant_name),
-            description=f"Call the agentic retrieval endpoint of tenant {self.tenant_name} ({project.env_name})",
+            managed_policy_name=invoke_policy_name(env_name, self.tenant_name),
+            description=f"Call the agentic retrieval endpoint of tenant {self.tenant_name} ({env_name})",
             document=iam.PolicyDocument.from_json(front_doors.merged_policy(*documents)),
         )
 
-    def _build_outputs(self, project: Project) -> None:
+    def _build_outputs(self) -> None:
         stack = cdk.Stack.of(self)
         outputs = [("endpoint/url", self._url(), "Streaming endpoint URL (IAM-signed requests only)")]
         if self.api is not None and self.function_url is not None:  # migration: both doors open
@@ -265,7 +243,7 @@ class StreamingEndpoint(Construct):
                 "Managed policy a calling role attaches",
             ),
         ):
-            publish(stack, project.env_name, self.tenant_name, path, value, description)
+            publish(stack, self.props.env_name, self.tenant_name, path, value, description)
 
     def _url(self) -> str:
         """The API's URL when there is an API, else the function URL's."""
@@ -299,23 +277,6 @@ def web_adapter_layer_arn(stack: cdk.Stack, version: int) -> str:
         resource_name=f"{WEB_ADAPTER_LAYER}:{version}",
         arn_format=cdk.ArnFormat.COLON_RESOURCE_NAME,
     )
-
-
-def token_lengths(
-    knowledge_bases: Sequence[KnowledgeBaseRef],
-    guardrail: GuardrailRef | None,
-    retrieval_instruction: RetrievalInstructionRef | None,
-) -> dict[str, int]:
-    """token string -> longest value it resolves to at deploy time."""
-    lengths = {kb.knowledge_base_id: KB_ID_LENGTH for kb in knowledge_bases}
-    if guardrail:
-        lengths |= {guardrail.guardrail_id: GUARDRAIL_ID_LENGTH, guardrail.guardrail_version: VERSION_LENGTH}
-    if retrieval_instruction:
-        lengths |= {
-            retrieval_instruction.instruction_id: INSTRUCTION_ID_LENGTH,
-            retrieval_instruction.version: VERSION_LENGTH,
-        }
-    return {token: length for token, length in lengths.items() if cdk.Token.is_unresolved(token)}
 
 
 def check_environment_size(variables: Mapping[str, str], lengths: Mapping[str, int], *, where: str) -> None:

@@ -2,8 +2,10 @@
 
 The Python client's agent call: `ask_agent(target, question, session_id=..., user_id=...)` yields
 `AgentStep`s: the orchestration trace as it arrives (rationale, tool call, observation) and then
-the answer. The end user's id goes in `sessionState.sessionAttributes.userId` (the action group
-reads it from there only; the caller must be one of the tenant's trusted invokers).
+the answer. The end user's id goes in `sessionState.promptSessionAttributes.userId`, on every turn:
+prompt session attributes last one InvokeAgent call, so each turn states its own user and a turn
+without one is refused for a tenant with document ACLs (the action group reads it from there only;
+the caller must be one of the tenant's trusted invokers; docs/agents.md).
 Targets: a deployed agent (ids from SSM `/akb/<env>/<tenant>/agent/...`) or the local one that
 `akb local` registers with the emulator (found from AKB_LOCAL_URL: `local_agent_target`).
 """
@@ -122,7 +124,7 @@ def ask_agent(
         "enableTrace": True,
     }
     if user_id is not None:
-        request["sessionState"] = {"sessionAttributes": {USER_ID_ATTRIBUTE: user_id}}
+        request["sessionState"] = {"promptSessionAttributes": {USER_ID_ATTRIBUTE: user_id}}
     response = (client or _client(target)).invoke_agent(**request)
     answer: list[str] = []
     for event in response["completion"]:

@@ -16,6 +16,7 @@ COMMANDS: dict[str, str] = {
     "validate": "client.commands.validate",
     "cache": "client.commands.cache",
     "doctor": "client.commands.doctor",
+    "verify": "client.commands.verify",
     "emulator": "client.commands.emulator",
     "local": "client.commands.local",
     "mcp": "client.commands.mcp_serve",
@@ -33,4 +34,4 @@ class _LazyGroup(click.Group):
 
 @click.group(cls=_LazyGroup, context_settings={"help_option_names": ["-h", "--help"]})
 def main() -> None:
-    """Agentic retrieval on Amazon Bedrock: validate config, check the account, run locally, ask, evaluate."""
+    """Agentic retrieval on Amazon Bedrock: validate config, check the account, verify a deploy, run, ask, evaluate."""

@@ -2,7 +2,9 @@
 
 `Client.query()` yields the typed events of `contract.events` the moment each arrives
 (an `ErrorEvent` is yielded like any other: the caller decides); `Client.ask()` collects them into
-an `Answer` and raises `StreamError` if the stream carried an error. Failures before the stream
+an `Answer` — with its stop reason: a budget-limited (`iteration_limit`) or `partial` answer is
+returned flagged (`Answer.complete` is False), never as a complete one — and raises `StreamError`
+if the stream carried an error or ended any other way. Failures before the stream
 starts raise `EndpointHTTPError` (the endpoint answered with a status) or `EndpointConnectionError`
 (it could not be reached); `EndpointTimeout` when the first event or the next one is late. See
 docs/client.md.
@@ -98,6 +100,21 @@ class Answer:
     done: DoneEvent
     note: str | None = None
     errors: list[ErrorEvent] = field(default_factory=list)
+
+    @property
+    def stop_reason(self) -> str:
+        """`complete`, or why the answer may miss parts: `iteration_limit` (the planner used every
+        iteration the tenant allows before judging the evidence sufficient) or `partial` (a source failed)."""
+        return self.done.stopReason
+
+    @property
+    def complete(self) -> bool:
+        """True only when the planner judged the evidence sufficient and nothing failed."""
+        return self.done.stopReason == "complete"
+
+
+# Stop reasons of a stream that ended normally: ask() returns these answers, flagged by stop_reason.
+ANSWERED_STOP_REASONS = ("complete", "iteration_limit", "partial")
 
 
 class QueryOptions(TypedDict, total=False):
@@ -238,8 +255,10 @@ class Client:
     ) -> Answer:
         """Runs one request to the end and returns the collected `Answer`.
 
-        Raises StreamError (with `.done` when it arrived) if the stream carried an `error` event or
-        ended with a stop reason other than `complete`.
+        Returns answers that ended `complete`, `iteration_limit` or `partial`: check
+        `Answer.complete` / `Answer.stop_reason` before treating one as whole. Raises StreamError
+        (with `.done` when it arrived) if the stream carried an `error` event or ended any other way
+        (`deadline`, `error`, ...).
         """
         trace: list[TraceEvent] = []
         deltas: list[str] = []
@@ -262,7 +281,7 @@ class Client:
         if errors:
             first = errors[0]
             raise StreamError(first.code, first.message, first.retryable, done)
-        if done.stopReason != "complete":
+        if done.stopReason not in ANSWERED_STOP_REASONS:
             raise StreamError(done.stopReason, f"the request ended with stopReason {done.stopReason}", False, done)
         answer = "".join(deltas) or (result.answer if result and result.answer else "")
         return Answer(

@@ -2,7 +2,7 @@
 last jobs, for `akb ingest --wait` and `akb ingest --status`.
 
 The logs are the knowledge bases' vended APPLICATION_LOGS (cdk_constructs/ingestion_logs.py); the
-events and fields are in monitoring/ingestion_events.py. They reach every connector type, where
+events and fields are in contract/ingestion_events.py. They reach every connector type, where
 ListKnowledgeBaseDocuments covers only S3 and custom sources. Clients are plain boto3; tests drive
 them with botocore's Stubber.
 """
@@ -11,7 +11,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from monitoring.ingestion_events import FailedDocument, failed_document, job_events_pattern
+from contract.ingestion_events import FailedDocument, failed_document, job_events_pattern
 
 # A job's document events can arrive after GetIngestionJob says it ended; this is said, not hidden.
 LATE_NOTE = "ingestion logs can arrive minutes after the job ends: run `akb ingest --status` again later"

@@ -14,6 +14,8 @@ from collections.abc import Callable, Collection
 from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from contract.settings import TenantSettings
 from features.endpoint_settings import tenant_settings as stack_tenant_settings
+from features.memory_feature import MemoryFeature
+from features.tenant_feature import FeatureRef
 from schema.loader import Project
 
 LOCAL_VERSION = "1"
@@ -86,8 +88,14 @@ def tenant_settings(
         knowledge_bases=knowledge_bases,
         guardrail=guardrail,
         retrieval_instruction=instruction,
-        memory_id=local_memory_id(tenant_name) if tenant.memory_on else None,
+        refs={MemoryFeature.name: _local_memory(tenant_name)} if tenant.memory_on else {},
     )
+
+
+def _local_memory(tenant: str) -> FeatureRef:
+    """The emulator's stand-in for the memory the stack builds (features/memory_feature.py)."""
+    memory_id = local_memory_id(tenant)
+    return FeatureRef(id=memory_id, arn=f"arn:aws:bedrock-agentcore:local:000000000000:memory/{memory_id}")
 
 
 def local_memory_id(tenant: str) -> str:

@@ -42,6 +42,8 @@ from contract.enums import Mode
 from contract.events import DoneEvent, ErrorEvent, Event, ResultEvent, TextEvent, TraceEvent
 from contract.request_body import MAX_SESSION_ID_CHARS, SESSION_ID_PATTERN
 
+# A stream that ended normally: the answer is delivered; iteration_limit flagged as possibly incomplete.
+DELIVERED_STOP_REASONS = ("complete", "iteration_limit")
 SOURCE_CHARS = 400  # per numbered source in the tool result: enough to quote, small enough for a context window
 EVENT_BUFFER = 64  # events in flight between the HTTP thread and the event loop
 
@@ -147,7 +149,8 @@ def success_result(outcome: Outcome, with_answer: bool) -> CallToolResult:
     sources = _sources(result)
     answer = "".join(outcome.deltas) or (result.answer if result and result.answer else "")
     cited = cite(answer, result.citations if result else [], len(sources)) if answer else ""
-    parts = [cited] if with_answer and cited else []
+    parts = [_budget_note(done)] if done.stopReason == "iteration_limit" else []
+    parts += [cited] if with_answer and cited else []
     if with_answer and not cited:
         parts.append("No answer was generated.")
     if result and result.note:
@@ -161,10 +164,20 @@ def success_result(outcome: Outcome, with_answer: bool) -> CallToolResult:
         "requestId": done.requestId,
         "mode": done.mode,
         "iterations": done.iterations,
+        "stopReason": done.stopReason,
     }
     if done.memory is not None:
         structured["session"] = {k: v for k, v in vars(done.memory).items() if v is not None}
     return CallToolResult(content=[TextContent(text="\n\n".join(parts))], structured_content=structured)
+
+
+def _budget_note(done: DoneEvent) -> str:
+    """The first line of a budget-limited answer: it may be incomplete, and why."""
+    return (
+        f"This answer may be incomplete (stopReason iteration_limit): the planner used all {done.iterations} "
+        "iterations the tenant allows before it judged the evidence sufficient. Ask a narrower question, "
+        "or check the sources below."
+    )
 
 
 def error_result(message: str) -> CallToolResult:
@@ -172,10 +185,11 @@ def error_result(message: str) -> CallToolResult:
 
 
 def incomplete_result(outcome: Outcome) -> CallToolResult | None:
-    """An error result when the stream carried an error or did not complete: a partial answer is
-    never presented as an answer (it is dropped, and the error says so)."""
+    """An error result when the stream carried an error, broke off or ended other than `complete` or
+    `iteration_limit`: such a partial answer is never presented as an answer (it is dropped, and the
+    error says so). A budget-limited answer (`iteration_limit`) is delivered, flagged (success_result)."""
     done = outcome.done
-    if not outcome.errors and done is not None and done.stopReason == "complete":
+    if not outcome.errors and done is not None and done.stopReason in DELIVERED_STOP_REASONS:
         return None
     reason = (
         f"{outcome.errors[0].code}: {outcome.errors[0].message}"

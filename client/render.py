@@ -142,8 +142,8 @@ def incomplete_warning(done: DoneEvent) -> str | None:
     if done.stopReason != "iteration_limit":
         return None
     return (
-        "possibly incomplete: the planner used every allowed iteration without judging the evidence "
-        "sufficient (raise maxAgentIteration, up to the tenant's cap, or narrow the question)"
+        f"possibly incomplete: the planner used all {done.iterations} iterations it was allowed without "
+        "judging the evidence sufficient"
     )
 
 

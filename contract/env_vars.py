@@ -46,11 +46,21 @@ ADAPTER_VARIABLES = {
     ADAPTER_PORT_VARIABLE: ADAPTER_PORT,
     "AWS_LWA_READINESS_CHECK_PATH": READINESS_PATH,
 }
-# The adapter's SnapStart hook paths (lambdas/endpoint/snapstart.py answers them).
+# The adapter's SnapStart hook variables and the paths lambdas/endpoint/snapstart.py answers at. No released
+# adapter reads them (its CHANGELOG lists them unreleased after v1.0.1, layer 28: docs/front-door.md), so the
+# stack does not set them; the app registers the routes only where they are set.
 SNAPSTART_BEFORE_CHECKPOINT = "AWS_LWA_SNAPSTART_BEFORE_CHECKPOINT_PATH"
 SNAPSTART_AFTER_RESTORE = "AWS_LWA_SNAPSTART_AFTER_RESTORE_PATH"
 SNAPSTART_BEFORE_CHECKPOINT_PATH = "/_snapstart/before-checkpoint"
 SNAPSTART_AFTER_RESTORE_PATH = "/_snapstart/after-restore"
+
+
+@dataclass(frozen=True)
+class FeatureValues:
+    """What opt-in tenant features put in the endpoint's environment (each feature passes its value through
+    features/endpoint_plan.py); this module alone names the variables."""
+
+    cache_table: str | None = None  # the result cache's DynamoDB table (features/cache_feature.py)
 
 
 @dataclass(frozen=True)
@@ -68,17 +78,16 @@ class LocalRun:
 def endpoint_environment(
     settings: TenantSettings,
     *,
-    cache_table: str | None = None,
+    features: FeatureValues | None = None,
     request_contexts: Sequence[RequestContext] = (),
-    snapstart: bool = False,
     local: LocalRun | None = None,
 ) -> dict[str, str]:
     """The endpoint's variables: the adapter's (in Lambda) or local mode's, the settings, and each
-    opt-in part's (the cache's store, the front door's request contexts, SnapStart's hooks)."""
+    opt-in part's (the features' values such as the cache's table, the front door's request contexts)."""
     variables = dict(ADAPTER_VARIABLES) if local is None else _local_variables(local)
     variables[TENANT_SETTINGS] = settings.to_json()  # tokens inside it become an Fn::Join at synth
-    if cache_table is not None:
-        variables[CACHE_TABLE] = cache_table
+    if features is not None and features.cache_table is not None:
+        variables[CACHE_TABLE] = features.cache_table
     if local is not None and local.cache_path is not None and settings.cache is not None:
         variables[CACHE_PATH] = local.cache_path
     contexts = list(request_contexts)
@@ -86,9 +95,6 @@ def endpoint_environment(
         contexts = ["api_gateway"]  # every local request then carries an API Gateway context
     if contexts and contexts != ["function_url"]:
         variables[REQUEST_CONTEXTS] = ",".join(contexts)
-    if snapstart:
-        variables[SNAPSTART_BEFORE_CHECKPOINT] = SNAPSTART_BEFORE_CHECKPOINT_PATH
-        variables[SNAPSTART_AFTER_RESTORE] = SNAPSTART_AFTER_RESTORE_PATH
     return variables
 
 

@@ -45,6 +45,11 @@ BEDROCK_KNOWLEDGE_BASE_VALUE_PREFIX = "knowledge-base/"
 BEDROCK_AGENTIC = "AgenticRetrieveStream"
 BEDROCK_RETRIEVE = "Retrieve"
 BEDROCK_OPERATIONS = (BEDROCK_AGENTIC, BEDROCK_RETRIEVE)
+# The Operation values an account-level series (TotalIterationCount, Throttles) may carry: the user guide
+# documents AgenticRetrieveStream; AWS's sample (rag/managed-knowledge-bases utils/kb_cost.py) saw only
+# Operation=Retrieve published live while agentic retrieval ran. No source settles it (docs/facts-and-
+# decisions.md, Issue 25, fact 6): alarms and graphs read every candidate together; `akb verify` observes.
+BEDROCK_CANDIDATE_OPERATIONS = (BEDROCK_AGENTIC, BEDROCK_RETRIEVE)
 BEDROCK_INVOCATIONS = "Invocations"
 BEDROCK_CLIENT_ERRORS = "ClientErrors"
 BEDROCK_SERVER_ERRORS = "ServerErrors"

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+# The promotion pipeline's stack in the tooling account (stacks/pipeline_stack.py, docs/pipeline.md).
+PIPELINE_STACK_NAME = "akb-pipeline"
+
 
 def platform_stack_name(env_name: str) -> str:
     return f"{env_name}-platform"

@@ -11,11 +11,20 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-from contract.env_vars import TENANT_SETTINGS, endpoint_environment
-from contract.resource_names import cache_table_name, endpoint_function_name
+from contract.env_vars import TENANT_SETTINGS
+from contract.resource_names import endpoint_function_name
 from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from contract.settings import TenantSettings
-from features.endpoint_settings import tenant_settings
+from features.endpoint_plan import (
+    GUARDRAIL_ID_LENGTH,
+    INSTRUCTION_ID_LENGTH,
+    KB_ID_LENGTH,
+    OTHER_TOKEN_LENGTH,
+    VERSION_LENGTH,
+    endpoint_plan,
+    planned_refs,
+)
+from features.review_context import ReviewContext
 from schema import Project
 from schema.config_errors import Problem
 from schema.front_door_checks import tenant_front_door
@@ -23,13 +32,6 @@ from schema.front_door_checks import tenant_front_door
 # Lambda: "The total size of all environment variables doesn't exceed 4 KB."
 # https://docs.aws.amazon.com/lambda/latest/dg/configuration-envvars.html
 ENVIRONMENT_LIMIT_BYTES = 4096
-# Longest value a deploy-time token can resolve to, for the synth-time size check.
-KB_ID_LENGTH = 10
-GUARDRAIL_ID_LENGTH = 12
-VERSION_LENGTH = 5
-INSTRUCTION_ID_LENGTH = 12
-MEMORY_ID_LENGTH = 111  # AgentCoreMemoryId: at most 111 characters (botocore bedrock-agent-runtime)
-OTHER_TOKEN_LENGTH = 100  # an ARN
 _TOKEN = re.compile(r"\$\{Token\[[^\]]+\]\}")
 # Lambda function names: 64 characters (https://docs.aws.amazon.com/lambda/latest/api/API_CreateFunction.html).
 FUNCTION_NAME_LIMIT = 64
@@ -66,37 +68,24 @@ def function_name_message(function_name: str) -> str | None:
 
 def _worst_case_variables(project: Project, tenant_name: str) -> dict[str, str]:
     """The environment the tenant's function would get, every deploy-time id at its longest."""
-    tenant = project.tenants[tenant_name]
-    refs = [
-        KnowledgeBaseRef(kb.alias, kb.description, "x" * KB_ID_LENGTH, "x" * OTHER_TOKEN_LENGTH)
-        for kb in tenant.knowledge_bases
-    ]
-    guardrail = (
-        GuardrailRef("x" * GUARDRAIL_ID_LENGTH, "x" * OTHER_TOKEN_LENGTH, "x" * VERSION_LENGTH)
+    review = ReviewContext.of(project, tenant_name)
+    tenant = review.scope.tenant
+    longest_arn = "x" * OTHER_TOKEN_LENGTH
+    plan = endpoint_plan(
+        review.scope,
+        knowledge_bases=[
+            KnowledgeBaseRef(kb.alias, kb.description, "x" * KB_ID_LENGTH, longest_arn) for kb in tenant.knowledge_bases
+        ],
+        log_group_arn=longest_arn,
+        guardrail=GuardrailRef("x" * GUARDRAIL_ID_LENGTH, longest_arn, "x" * VERSION_LENGTH)
         if tenant.has_guardrail
-        else None
-    )
-    instruction = (
-        RetrievalInstructionRef("x" * INSTRUCTION_ID_LENGTH, "x" * OTHER_TOKEN_LENGTH, "x" * VERSION_LENGTH)
+        else None,
+        retrieval_instruction=RetrievalInstructionRef("x" * INSTRUCTION_ID_LENGTH, longest_arn, "x" * VERSION_LENGTH)
         if tenant.retrieval.instruction is not None
-        else None
+        else None,
+        refs={name: ref.worst_case() for name, ref in planned_refs(review).items()},
     )
-    settings = tenant_settings(
-        project,
-        tenant_name,
-        knowledge_bases=refs,
-        guardrail=guardrail,
-        retrieval_instruction=instruction,
-        memory_id="x" * MEMORY_ID_LENGTH if tenant.memory_on else None,
-    )
-    front = tenant_front_door(project.environment, tenant)
-    return endpoint_environment(
-        settings,
-        # the result cache's table name (a literal: streaming_endpoint.py)
-        cache_table=cache_table_name(project.env_name, tenant_name) if tenant.cache is not None else None,
-        request_contexts=front.request_contexts,
-        snapstart=front.snapstart,
-    )
+    return plan.variables(tenant_front_door(project.environment, tenant))
 
 
 def deploy_problems(project: Project) -> list[Problem]:

@@ -1,16 +1,19 @@
-"""The endpoint's TenantSettings, built from config and the references of the tenant's resources.
+"""The endpoint's TenantSettings, built from config, the references of the tenant's resources and the
+settings each enabled feature adds (features/registry.py).
 
-No CDK import: the stack calls it with references that are CDK tokens, `akb local` could call it
-with the emulator's knowledge-base ids, and tests call it with literals.
+No CDK import: the stack calls it with references that are CDK tokens, `akb local` with the emulator's
+knowledge-base ids, and tests with literals.
 """
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
-from contract.settings import CacheSettings, MemorySettings, Retriever, RoutingSettings, TenantSettings
-from schema import Project, Tenant
+from contract.settings import Retriever, RoutingSettings, TenantSettings
+from features.registry import FEATURES, Features, enabled_features
+from features.tenant_feature import EndpointInputs, FeatureRef, TenantScope
+from schema import Project
 
 
 def tenant_settings(
@@ -20,13 +23,30 @@ def tenant_settings(
     knowledge_bases: Sequence[KnowledgeBaseRef],
     guardrail: GuardrailRef | None = None,
     retrieval_instruction: RetrievalInstructionRef | None = None,
-    memory_id: str | None = None,
+    refs: Mapping[str, FeatureRef] | None = None,
+    features: Features = FEATURES,
 ) -> TenantSettings:
-    environment = project.environment
-    tenant = project.tenants[tenant_name]
+    """`refs`: what the features built before the endpoint, by feature name; a feature whose ref is
+    missing adds what it can without it (features/tenant_feature.py)."""
+    scope = TenantScope(project, tenant_name)
+    settings = _core_settings(scope, knowledge_bases, guardrail, retrieval_instruction)
+    inputs = EndpointInputs(scope, tuple(kb.knowledge_base_arn for kb in knowledge_bases), refs or {})
+    for feature in enabled_features(scope, features):
+        settings = feature.endpoint_settings(inputs, settings)
+    return settings
+
+
+def _core_settings(
+    scope: TenantScope,
+    knowledge_bases: Sequence[KnowledgeBaseRef],
+    guardrail: GuardrailRef | None,
+    retrieval_instruction: RetrievalInstructionRef | None,
+) -> TenantSettings:
+    """What every tenant's endpoint gets: retrievers, planner, reranker, guardrail, caps, identity, prices."""
+    environment, tenant = scope.environment, scope.tenant
     return TenantSettings(
-        tenant=tenant_name,
-        environment=project.env_name,
+        tenant=scope.tenant_name,
+        environment=scope.env_name,
         retrievers=[
             Retriever(alias=kb.alias, knowledge_base_id=kb.knowledge_base_id, description=kb.description)
             for kb in knowledge_bases
@@ -50,34 +70,4 @@ def tenant_settings(
         agentic_price_per_1000_usd=environment.pricing.agentic_per_1000_usd,
         retrieve_price_per_1000_usd=environment.pricing.retrieve_per_1000_usd,
         routing=RoutingSettings(**tenant.routing.model_dump()),  # same field names (docs/routing.md)
-        cache=cache_settings(tenant),
-        memory=memory_settings(tenant, memory_id),
-    )
-
-
-def cache_settings(tenant: Tenant) -> CacheSettings | None:
-    """The endpoint's view of the tenant's `cache:` block (None: off)."""
-    cache = tenant.cache
-    if cache is None or not cache.enabled:
-        return None
-    aliases = [kb.alias for kb in tenant.knowledge_bases]
-    acl = cache.acl_recheck
-    return CacheSettings(
-        ttl_seconds=cache.ttl_seconds,
-        max_entry_bytes=cache.max_entry_kb * 1000,
-        modes=list(cache.modes),
-        version_refresh_seconds=cache.version_refresh_seconds,
-        acl_knowledge_bases=aliases if acl == "all" else [] if acl == "none" else list(acl),
-    )
-
-
-def memory_settings(tenant: Tenant, memory_id: str | None) -> MemorySettings | None:
-    """The endpoint's view of the tenant's `memory:` block (None: no conversations). Without a memory id
-    (a caller that builds no memory) there are none: a `sessionId` is then refused, never half-bound."""
-    if not tenant.memory_on or tenant.memory is None or memory_id is None:
-        return None
-    return MemorySettings(
-        memory_id=memory_id,
-        required=tenant.memory.required,
-        retrieval_namespace=tenant.memory.retrieval_namespace(),
     )

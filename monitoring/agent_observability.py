@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from aws_cdk import Duration
 from aws_cdk import aws_cloudwatch as cloudwatch
+from aws_cdk import aws_lambda as lambda_
 from constructs import Construct
 
-from cdk_constructs.bedrock_agent import TenantAgent
 from monitoring.dashboard_widgets import explained_row, graph, titled_dashboard
 
 PERIOD = Duration.minutes(5)
@@ -22,12 +22,19 @@ DURATION_ALARM_SHARE = 0.8  # p99 above 80% of the timeout: the next slow search
 
 
 class AgentObservability(Construct):
-    """Dashboard `<name>-agent` and three alarms (errors, throttles, duration near the timeout)."""
+    """Dashboard `<name>-agent` and three alarms (errors, throttles, duration near the timeout).
 
-    def __init__(self, scope: Construct, construct_id: str, *, agent: TenantAgent, name: str):
+    Props:
+    - function: the agent's action-group function (its AWS/Lambda metrics are read).
+    - timeout_seconds: the function's timeout (`agent.timeout_seconds`); the duration alarm fires at 80% of it.
+    - name: the tenant's prefix, e.g. `akb-dev-globex`: the dashboard is `<name>-agent`, alarms `<name>-agent-*`.
+    """
+
+    def __init__(
+        self, scope: Construct, construct_id: str, *, function: lambda_.IFunction, timeout_seconds: int, name: str
+    ):
         super().__init__(scope, construct_id)
-        function = agent.function
-        timeout_ms = agent.config.timeout_seconds * 1000
+        timeout_ms = timeout_seconds * 1000
         errors = function.metric_errors(period=PERIOD, statistic="Sum")
         throttles = function.metric_throttles(period=PERIOD, statistic="Sum")
         duration = function.metric_duration(period=PERIOD, statistic="p99")

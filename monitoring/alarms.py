@@ -27,7 +27,7 @@ from aws_cdk import aws_sns as sns
 from constructs import Construct
 
 from contract import metric_names as names
-from monitoring.metric_catalogue import BedrockMetrics, EndpointMetrics, GatewayMetrics, agentic_calls_per_minute
+from monitoring.metric_catalogue import MAX_ALARM_METRICS, BedrockMetrics, EndpointMetrics, agentic_calls_per_minute
 from schema.alarm_config import AccountThresholds, TenantThresholds
 
 GT = cloudwatch.ComparisonOperator.GREATER_THAN_THRESHOLD
@@ -104,7 +104,7 @@ class EndpointAlarms(Construct):
     - knowledge_base_ids: the tenant's knowledge-base ids (tokens are fine); adds the Retrieve
       throttles alarm over them; default none (no such alarm).
     - extra_alarms: other tenant alarms the composite includes (e.g. ingestion failures); default none.
-    - extra_specs: more alarms that join the composite (the MCP gateway's: `gateway_alarm_specs`).
+    - extra_specs: more alarms that join the composite (the tenant features': monitoring/observability_parts.py).
     """
 
     def __init__(
@@ -231,36 +231,59 @@ def _retrieve_throttles(knowledge_base_ids: Sequence[str], t: TenantThresholds, 
     ]
 
 
-def gateway_alarm_specs(
-    metrics: GatewayMetrics, interceptor: lambda_.IFunction, thresholds: TenantThresholds
-) -> list[AlarmSpec]:
-    """The tenant's MCP gateway: AgentCore's own error and throttle counts, and its interceptor's failures."""
-    t, period = thresholds, Duration.minutes(thresholds.period_minutes)
+def _iterations(metrics: BedrockMetrics, tenants: Sequence[str], statistic: str) -> cloudwatch.MathExpression:
+    """TotalIterationCount under every candidate Operation, with the endpoints' own Iterations while the
+    alarm's 10 series allow (each tenant's own iterations alarm covers the rest)."""
+    room = MAX_ALARM_METRICS - len(names.BEDROCK_CANDIDATE_OPERATIONS)
+    own = [EndpointMetrics(tenant, period=metrics.period).metric_iterations(statistic) for tenant in tenants[:room]]
+    return metrics.candidates(
+        names.BEDROCK_TOTAL_ITERATION_COUNT, statistic=statistic, label=f"iterations {statistic}", also=own
+    )
+
+
+def _account_specs(t: AccountThresholds, tenants: Sequence[str]) -> list[AlarmSpec]:
+    """The account alarms: iterations, throttles (every candidate series, fact 6) and the quota."""
+    metrics = BedrockMetrics(period=Duration.minutes(t.period_minutes))
     return [
         AlarmSpec(
-            "gateway-system-errors",
-            metrics.metric_total(GatewayMetrics.SYSTEM_ERRORS),
-            t.function_errors,
+            "total-iterations-average",
+            _iterations(metrics, tenants, "Average"),
+            t.iterations_average,
+            GTE,
+            f"Account-wide AgenticRetrieveStream calls average {t.iterations_average:g}+ iterations "
+            "(iteration blow-ups are cost blow-ups). Reads TotalIterationCount under every Operation "
+            "Bedrock may use and the endpoints' own Iterations (fact 6).",
+            ONLY_ON_SUCCESS,
+        ),
+        AlarmSpec(
+            "total-iterations-p90",
+            _iterations(metrics, tenants, "p90"),
+            t.iterations_p90,
+            GTE,
+            f"One AgenticRetrieveStream call in ten runs {t.iterations_p90:g}+ iterations.",
+            ONLY_ON_SUCCESS,
+        ),
+        AlarmSpec(
+            "agentic-throttles",
+            metrics.candidates(
+                names.BEDROCK_THROTTLES, statistic="Sum", label="Bedrock throttles", absent_is_zero=True
+            ),
+            t.bedrock_throttles,
             GT,
-            f"The MCP gateway answered more than {t.function_errors} tool calls per period with a 5xx.",
+            f"Bedrock throttled more than {t.bedrock_throttles} calls per period for "
+            f"{t.evaluation_periods} periods in a row (the account's quota; see agentic-quota). Reads "
+            "Throttles under every Operation Bedrock may use (fact 6).",
             ABSENT_MEANS_ZERO,
         ),
         AlarmSpec(
-            "gateway-throttles",
-            metrics.metric_total(GatewayMetrics.THROTTLES),
-            t.function_throttles,
+            "agentic-quota",
+            agentic_calls_per_minute(tenants) if tenants else metrics.metric_agentic_calls_per_minute(),
+            t.quota_alarm_calls_per_minute,
             GT,
-            f"The MCP gateway throttled more than {t.function_throttles} tool calls per period (the "
-            "per-caller rate limit or AgentCore's quota).",
-            ABSENT_MEANS_ZERO,
-        ),
-        AlarmSpec(
-            "gateway-interceptor-errors",
-            interceptor.metric_errors(period=period, statistic="Sum"),
-            t.function_errors,
-            GT,
-            f"The gateway's interceptor failed more than {t.function_errors} times per period: tool calls "
-            "are refused (it fails closed).",
+            f"AgenticRetrieveStream calls exceed {t.quota_utilization_percent:g}% of the account's "
+            f"quota ({t.quota_per_minute}/min): throttling is next. Raise the quota or slow callers down. "
+            "Calls = the larger of the endpoints' own request count (all tenants) and Bedrock's "
+            "Invocations series, so the alarm works even where Bedrock publishes no agentic series.",
             IDLE_IS_FINE,
         ),
     ]
@@ -290,46 +313,7 @@ class BedrockAccountAlarms(Construct):
     ):
         super().__init__(scope, construct_id)
         t = thresholds
-        metrics = BedrockMetrics(period=Duration.minutes(t.period_minutes))
-        specs = [
-            AlarmSpec(
-                "total-iterations-average",
-                metrics.metric_total_iteration_count("Average"),
-                t.iterations_average,
-                GTE,
-                f"Account-wide AgenticRetrieveStream calls average {t.iterations_average:g}+ iterations "
-                "(iteration blow-ups are cost blow-ups).",
-                ONLY_ON_SUCCESS,
-            ),
-            AlarmSpec(
-                "total-iterations-p90",
-                metrics.metric_total_iteration_count("p90"),
-                t.iterations_p90,
-                GTE,
-                f"One AgenticRetrieveStream call in ten runs {t.iterations_p90:g}+ iterations.",
-                ONLY_ON_SUCCESS,
-            ),
-            AlarmSpec(
-                "agentic-throttles",
-                metrics.metric_agentic(names.BEDROCK_THROTTLES, statistic="Sum"),
-                t.bedrock_throttles,
-                GT,
-                f"Bedrock throttled more than {t.bedrock_throttles} AgenticRetrieveStream calls per period "
-                f"for {t.evaluation_periods} periods in a row (the account's quota; see agentic-quota).",
-                ABSENT_MEANS_ZERO,
-            ),
-            AlarmSpec(
-                "agentic-quota",
-                agentic_calls_per_minute(tenants) if tenants else metrics.metric_agentic_calls_per_minute(),
-                t.quota_alarm_calls_per_minute,
-                GT,
-                f"AgenticRetrieveStream calls exceed {t.quota_utilization_percent:g}% of the account's "
-                f"quota ({t.quota_per_minute}/min): throttling is next. Raise the quota or slow callers down. "
-                "Calls = the larger of the endpoints' own request count (all tenants) and Bedrock's "
-                "Invocations series, so the alarm works even where Bedrock publishes no agentic series.",
-                IDLE_IS_FINE,
-            ),
-        ]
+        specs = _account_specs(t, tenants)
         self.alarms = _create_all(
             self, specs, name_prefix=name_prefix, evaluation_periods=t.evaluation_periods, runbook_url=runbook_url
         )

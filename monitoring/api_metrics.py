@@ -20,6 +20,7 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 
 from monitoring.alarms import GT, IDLE_IS_FINE, AlarmSpec
 from monitoring.dashboard_widgets import graph
+from monitoring.observability_parts import AlarmSpecs, Contribution, DashboardRow
 from schema.alarm_config import TenantThresholds
 
 NAMESPACE = "AWS/ApiGateway"
@@ -120,4 +121,13 @@ def api_widgets(metrics: ApiMetrics, thresholds: TenantThresholds) -> list[cloud
             lines=[("5XX alarm", thresholds.function_errors)],
         ),
         graph("API latency p99 (ms)", [metrics.latency_p99(), metrics.integration_latency_p99()]),
+    ]
+
+
+def api_observability(metrics: ApiMetrics) -> list[Contribution]:
+    """The front door feature's contribution for an `api_gateway` tenant: the API's alarms (into the
+    composite) and its row at the end of the tenant dashboard."""
+    return [
+        AlarmSpecs(lambda thresholds: api_alarm_specs(metrics, thresholds)),
+        DashboardRow(API_ROW, lambda thresholds: api_widgets(metrics, thresholds)),
     ]

@@ -46,7 +46,8 @@ published no agentic series here: the quota row still counts the endpoints' requ
 
 ITERATIONS = """### Iterations (whole account)
 Bedrock's `TotalIterationCount` per AgenticRetrieveStream call, published only for calls that
-**succeeded**.
+**succeeded**, under every dimension set it appears with (which one Bedrock uses is not documented:
+`akb verify` reports it); the tenants' rows show the endpoints' own iterations, the authoritative count.
 
 **Red**: an iteration blow-up is a cost blow-up. Find the tenant in the rows below (its own
 iterations graph), then check its knowledge bases were ingested."""
@@ -104,8 +105,14 @@ class EnvironmentDashboard(Construct):
                 ITERATIONS,
                 [
                     graph(
-                        "TotalIterationCount (AgenticRetrieveStream)",
-                        [bedrock.metric_total_iteration_count(s) for s in ("Average", "p50", "p90", "Maximum")],
+                        "TotalIterationCount (every dimension set)",
+                        [
+                            *(
+                                bedrock.candidates(names.BEDROCK_TOTAL_ITERATION_COUNT, statistic=s, label=s)
+                                for s in ("Average", "p50", "p90", "Maximum")
+                            ),
+                            bedrock.search_every_dimension_set(names.BEDROCK_TOTAL_ITERATION_COUNT, "Average"),
+                        ],
                         lines=[
                             ("average alarm", thresholds.iterations_average),
                             ("p90 alarm", thresholds.iterations_p90),
@@ -171,7 +178,10 @@ def _bedrock_widgets(bedrock: BedrockMetrics, thresholds: AccountThresholds) -> 
         ),
         graph(
             "Throttles",
-            both(names.BEDROCK_THROTTLES, "throttles"),
+            [
+                *both(names.BEDROCK_THROTTLES, "throttles"),
+                bedrock.search_every_dimension_set(names.BEDROCK_THROTTLES, "Sum"),
+            ],
             lines=[("alarm", thresholds.bedrock_throttles)],
         ),
     ]

@@ -1,7 +1,7 @@
 """Watching ingestion: metric filters and alarms on the tenant's ingestion logs, a saved query for the
 failed documents, and the dashboard widgets of each job's document counts.
 
-The events and their fields come from `monitoring/ingestion_events.py`; the log group from
+The events and their fields come from `contract/ingestion_events.py`; the log group from
 `cdk_constructs/ingestion_logs.py`. The alarms have no actions of their own: the tenant's composite
 alarm (monitoring/alarms.py) includes them, so a failed ingestion pages like any tenant alarm.
 https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/FilterAndPatternSyntax.html
@@ -14,8 +14,9 @@ from aws_cdk import aws_cloudwatch as cloudwatch
 from aws_cdk import aws_logs as logs
 from constructs import Construct
 
-from monitoring import ingestion_events as events
+from contract import ingestion_events as events
 from monitoring.dashboard_widgets import GRAPH_WIDTH, ROW_HEIGHT
+from monitoring.observability_parts import Contribution, DashboardRow, Monitor, MonitorScope, PagedAlarms
 
 FAILED_DOCUMENTS = "FailedDocuments"
 FAILED_JOBS = "FailedJobs"
@@ -127,3 +128,24 @@ class IngestionMonitoring(Construct):
                 height=ROW_HEIGHT,
             ),
         ]
+
+
+def ingestion_monitor(log_group: logs.ILogGroup, namespace: str) -> Monitor:
+    """The ingestion feature's contribution: this construct under the tenant's observability (id
+    `Ingestion`), its alarms into the composite and its row on the dashboard."""
+
+    def build(at: MonitorScope) -> list[Contribution]:
+        monitoring = IngestionMonitoring(
+            at.scope,
+            "Ingestion",
+            log_group=log_group,
+            namespace=namespace,
+            name_prefix=at.name,
+            query_folder=at.query_folder,
+        )
+        return [
+            PagedAlarms(list(monitoring.alarms.values())),
+            DashboardRow(INGESTION_ROW, lambda _thresholds: monitoring.widgets()),
+        ]
+
+    return Monitor(build)

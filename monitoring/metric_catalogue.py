@@ -181,6 +181,49 @@ class BedrockMetrics:
     def metric_total_iteration_count(self, statistic: str = "Average", **kwargs: Any) -> cloudwatch.Metric:
         return self.metric(names.BEDROCK_TOTAL_ITERATION_COUNT, self.AGENTIC, statistic=statistic, **kwargs)
 
+    def candidates(
+        self,
+        metric_name: str,
+        *,
+        statistic: str,
+        label: str,
+        absent_is_zero: bool = False,
+        also: Sequence[cloudwatch.IMetric] = (),
+    ) -> cloudwatch.MathExpression:
+        """`metric_name` under every Operation it may be published with, account-wide, read together (MAX),
+        so an alarm or graph has data whichever dimension set Bedrock uses (fact 6). Unlike `metric`, this
+        asks for series no source confirms, on purpose. `also`: more series read with them (the endpoints'
+        own, the authoritative ones); at most MAX_ALARM_METRICS in all."""
+        tag = f"{metric_name}_{statistic}".lower()  # ids stay unique when one graph shows several statistics
+        using: dict[str, cloudwatch.IMetric] = {
+            f"{tag}_op{index}": cloudwatch.Metric(
+                namespace=names.BEDROCK_KB_NAMESPACE,
+                metric_name=metric_name,
+                dimensions_map={names.BEDROCK_OPERATION_DIMENSION: operation},
+                statistic=statistic,
+                period=self.period,
+                label=f"Operation={operation} {statistic}",
+            )
+            for index, operation in enumerate(names.BEDROCK_CANDIDATE_OPERATIONS)
+        }
+        using.update({f"{tag}_own{index}": metric for index, metric in enumerate(also)})
+        if len(using) > MAX_ALARM_METRICS:
+            raise ValueError(f"candidates reads at most {MAX_ALARM_METRICS} series (an alarm's limit)")
+        terms = [f"FILL({key}, 0)" if absent_is_zero else key for key in using]
+        return cloudwatch.MathExpression(
+            expression=f"MAX([{', '.join(terms)}])", using_metrics=using, label=label, period=self.period
+        )
+
+    def search_every_dimension_set(
+        self, metric_name: str, statistic: str, *, period: Duration | None = None
+    ) -> cloudwatch.MathExpression:
+        """One line per dimension set `metric_name` is published with in the account (dashboards only)."""
+        period = period or self.period
+        query = f'{{{names.BEDROCK_KB_NAMESPACE}}} MetricName="{metric_name}"'
+        return cloudwatch.MathExpression(
+            expression=f"SEARCH('{query}', '{statistic}', {int(period.to_seconds())})", label="", period=period
+        )
+
     def metric_agentic(self, metric_name: str, **kwargs: Any) -> cloudwatch.Metric:
         """An AgenticRetrieveStream counter (account and region; no per-knowledge-base series)."""
         return self.metric(metric_name, self.AGENTIC, **kwargs)

@@ -16,7 +16,8 @@ from constructs import Construct
 
 from contract import metric_names as names
 from monitoring.dashboard_widgets import GRAPH_WIDTH, ROW_HEIGHT, explained_row, graph, titled_dashboard
-from monitoring.metric_catalogue import RAW_DATA_SIZE_PERIOD, BedrockMetrics, EndpointMetrics, GatewayMetrics
+from monitoring.metric_catalogue import RAW_DATA_SIZE_PERIOD, BedrockMetrics, EndpointMetrics
+from monitoring.observability_parts import DashboardRow, RowPlacement
 from schema.alarm_config import TenantThresholds
 
 TRAFFIC = """### Traffic and errors
@@ -73,26 +74,6 @@ state of this tenant's alarms.
 read the matching `trace` records (saved query *request-trace*)."""
 
 
-GATEWAY = """### MCP gateway
-Tool calls through the tenant's AgentCore Gateway (AgentCore's metrics for this gateway, every
-dimension set it publishes): invocations, **user errors** (4xx: includes calls the interceptor
-refused), **system errors** (5xx), **throttles** (the per-caller rate limit) and **latency** by tool.
-
-**Red** (gateway alarms): system errors -> AgentCore or the target (check the gateway's target status);
-throttles -> a caller over its rate limit; interceptor errors -> its log group (every call is refused
-while it fails)."""
-
-
-CACHE = """### Result cache
-**Hit rate** (hits / lookups), lookups by outcome (**bypass**: asked by the request, or a content
-version could not be read), entries refused because the content changed (**stale**) or the
-caller's access re-check did not pass (**ACL denied**), and the latency of hits (docs/cache.md).
-
-**Spike** in misses or **Red** hit rate: ingestion ran (a new version invalidates every entry of
-that knowledge base) or the strategy changed (a deploy). **Rising** bypass: the role cannot read
-ingestion jobs, or throttling. Rising ACL denied: permissions changed (expected after a revocation)."""
-
-
 class TenantDashboard(Construct):
     """One CloudWatch dashboard per tenant.
 
@@ -103,12 +84,12 @@ class TenantDashboard(Construct):
     - thresholds: drawn as horizontal lines where an alarm watches the same metric.
     - reserved_concurrency: drawn on the concurrency graph; default none (no line).
     - alarms: shown in an alarm status widget; default none.
-    - cache: adds the result cache row; default false (the tenant has no cache).
+    - rows: the tenant features' rows (monitoring/observability_parts.py), each where its `placement`
+      says: `usage` after the function row, `end` after the guardrail and alarms row; default none.
     - knowledge_bases: alias -> knowledge-base id (tokens are fine); adds the knowledge-base row;
       default none (no row).
     - index_storage_price_per_gb_month: USD per GB-month of index storage, for the storage estimate;
       default 5.0 (environment `pricing`).
-    - gateway: the tenant's MCP gateway metrics; default none (no gateway row).
     """
 
     def __init__(
@@ -122,10 +103,9 @@ class TenantDashboard(Construct):
         thresholds: TenantThresholds,
         reserved_concurrency: int | None = None,
         alarms: Sequence[cloudwatch.IAlarm] = (),
-        cache: bool = False,
+        rows: Sequence[DashboardRow] = (),
         knowledge_bases: Mapping[str, str] | None = None,
         index_storage_price_per_gb_month: float = 5.0,
-        gateway: GatewayMetrics | None = None,
     ):
         super().__init__(scope, construct_id)
         m = EndpointMetrics(tenant)
@@ -137,8 +117,7 @@ class TenantDashboard(Construct):
         )
         self._endpoint_rows(m, thresholds)
         self._function_row(function, reserved_concurrency)
-        if cache:
-            self._cache_row(m)
+        self._feature_rows(rows, "usage", thresholds)
         if knowledge_bases:
             self._row(
                 KNOWLEDGE,
@@ -154,19 +133,12 @@ class TenantDashboard(Construct):
                 cloudwatch.AlarmStatusWidget(title="Alarms", alarms=list(alarms), width=12, height=ROW_HEIGHT),
             ],
         )
-        if gateway is not None:
-            self._gateway_row(gateway)
+        self._feature_rows(rows, "end", thresholds)
 
-    def _gateway_row(self, g: GatewayMetrics) -> None:
-        self._row(
-            GATEWAY,
-            [
-                graph("Tool calls", [g.search(GatewayMetrics.INVOCATIONS)]),
-                graph("User errors / system errors", [g.search(g.USER_ERRORS), g.search(g.SYSTEM_ERRORS)]),
-                graph("Throttles", [g.search(GatewayMetrics.THROTTLES)]),
-                graph("Latency p95 (ms)", [g.search(GatewayMetrics.LATENCY, "p95")]),
-            ],
-        )
+    def _feature_rows(self, rows: Sequence[DashboardRow], placement: RowPlacement, t: TenantThresholds) -> None:
+        for row in rows:
+            if row.placement == placement:
+                self._row(row.text, list(row.widgets(t)))
 
     def _endpoint_rows(self, m: EndpointMetrics, thresholds: TenantThresholds) -> None:
         """Traffic, latency, planner work and cost: the endpoint's own EMF metrics."""
@@ -271,32 +243,6 @@ class TenantDashboard(Construct):
                 graph(
                     "Function duration (ms)",
                     [function.metric_duration(statistic=s, label=f"duration {s}") for s in ("p50", "p95", "Maximum")],
-                ),
-            ],
-        )
-
-    def _cache_row(self, m: EndpointMetrics) -> None:
-        self._row(
-            CACHE,
-            [
-                graph("Cache hit rate %", [m.metric_cache_hit_rate()]),
-                graph(
-                    "Cache lookups by outcome",
-                    [
-                        m.metric(names.CACHE_HITS, statistic="Sum", label="hits"),
-                        m.metric(names.CACHE_MISSES, statistic="Sum", label="misses"),
-                        m.metric(names.CACHE_BYPASS, statistic="Sum", label="bypass"),
-                    ],
-                ),
-                cloudwatch.GraphWidget(
-                    title="Entries refused, and hit latency",
-                    left=[
-                        m.metric(names.STALE_REJECTED, statistic="Sum", label="stale (content changed)"),
-                        m.metric(names.ACL_RECHECK_DENIED, statistic="Sum", label="ACL re-check denied"),
-                    ],
-                    right=[m.metric(names.CACHE_HIT_LATENCY_MS, statistic="p95", label="hit latency p95 (ms)")],
-                    width=GRAPH_WIDTH,
-                    height=ROW_HEIGHT,
                 ),
             ],
         )

@@ -15,9 +15,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from contract import metric_names
-from policies import cache_table
 from policies.document import PolicyDocument, Statement, allow, document
-from policies.memory_access import MemoryAccess, memory_statements
 from policies.model_access import model_statements
 
 if TYPE_CHECKING:
@@ -55,7 +53,6 @@ WILDCARD_REASONS: dict[str, str] = {
     ),
     "InvokeTheCustomPlannerModelThroughProfile": _THROUGH_PROFILE,
     "InvokeTheCustomRerankingModelThroughProfile": _THROUGH_PROFILE,
-    **cache_table.WILDCARD_REASONS,
     "WriteTheEndpointsOwnLogGroup": (
         "log streams are named at run time by Lambda; :* covers the streams of the endpoint's own "
         "log group only (log-group ARN with :* for stream actions: "
@@ -77,8 +74,9 @@ class EndpointRoleInputs:
     reranking_model_arn: str | None = None
     guardrail_arn: str | None = None
     kms_key_arns: Sequence[str] = ()
-    cache: cache_table.CacheAccess | None = None  # the tenant's result cache, when it has one
-    memory: MemoryAccess | None = None  # the tenant's AgentCore Memory, when it has conversations
+    # What the tenant's opt-in features add (their table, their memory: features/registry.py), after the
+    # role's own statements; each wildcard among them has its reason in the feature's policy module.
+    feature_statements: Sequence[Statement] = ()
 
 
 def inputs_for(
@@ -88,11 +86,10 @@ def inputs_for(
     knowledge_base_arns: Sequence[str],
     log_group_arn: str,
     guardrail_arn: str | None,
-    cache_table_arn: str | None = None,
-    tenant_name: str | None = None,
-    memory_arn: str | None = None,
+    feature_statements: Sequence[Statement] = (),
 ) -> EndpointRoleInputs:
-    """The config half of the inputs (models, KMS keys); the caller supplies the deployed ARNs."""
+    """The config half of the inputs (models, KMS keys); the caller supplies the deployed ARNs and the
+    statements of the tenant's features (features/endpoint_plan.py)."""
     keys = [kb.kms_key_arn for kb in tenant.knowledge_bases if kb.kms_key_arn]
     if tenant.guardrail is not None and tenant.guardrail.kms_key_arn:
         keys.append(tenant.guardrail.kms_key_arn)
@@ -105,23 +102,8 @@ def inputs_for(
         reranking_model_arn=environment.reranking.model_arn,
         guardrail_arn=guardrail_arn,
         kms_key_arns=tuple(dict.fromkeys(keys)),
-        cache=_cache_access(tenant, tenant_name, cache_table_arn),
-        memory=(
-            MemoryAccess(memory_arn, long_term_retrieval=tenant.memory.long_term_retrieval is not None)
-            if memory_arn is not None and tenant.memory is not None
-            else None
-        ),
+        feature_statements=tuple(feature_statements),
     )
-
-
-def _cache_access(tenant: Tenant, name: str | None, table_arn: str | None) -> cache_table.CacheAccess | None:
-    if table_arn is None or tenant.cache is None:
-        return None
-    if not name:
-        raise ValueError("the cache table's statement needs the tenant name (its items' partition key)")
-    # Only with a user id does a hit re-check documents (user_context none sends no userContext).
-    acl = tenant.cache.acl_recheck != "none" and tenant.user_context != "none"
-    return cache_table.CacheAccess(table_arn=table_arn, tenant=name, acl_recheck=acl)
 
 
 def endpoint_role_policy(inputs: EndpointRoleInputs) -> PolicyDocument:
@@ -163,10 +145,7 @@ def endpoint_role_policy(inputs: EndpointRoleInputs) -> PolicyDocument:
             [inputs.log_group_arn, f"{inputs.log_group_arn}:*"],
         )
     )
-    if inputs.cache is not None:
-        statements.extend(cache_table.cache_statements(inputs.cache, inputs.knowledge_base_arns))
-    if inputs.memory is not None:
-        statements.extend(memory_statements(inputs.memory))
+    statements.extend(inputs.feature_statements)
     if inputs.kms_key_arns:
         # Guardrail users need kms:Decrypt on its customer managed key
         # (https://docs.aws.amazon.com/bedrock/latest/userguide/guardrails-permissions-kms.html).

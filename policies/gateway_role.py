@@ -4,7 +4,9 @@ The gateway execution role is what AgentCore assumes to call the managed-knowled
 (`GATEWAY_IAM_ROLE`, the only credential type connector targets take). Its actions follow the
 AgentCore developer guide ("Configure the Gateway Service Role", gateway-add-target-api-target-config)
 and the agentic-retrieval page of the Bedrock user guide (docs/facts-and-decisions.md, MCP gateway):
-GetKnowledgeBase and Retrieve on the tenant's knowledge bases only, AgenticRetrieveStream on `*`
+GetKnowledgeBase, Retrieve and GetDocumentContent on the tenant's knowledge bases only (the planner's
+full-document expansion "requires both bedrock:Retrieve and bedrock:GetDocumentContent", Bedrock user
+guide kb-test-get-document-content, and runs with this role's credentials), AgenticRetrieveStream on `*`
 (it has no resource to scope to; the knowledge bases it can reach are bounded by Retrieve), the
 planner/reranker/guardrail statements the endpoint's role has for the same call, and
 lambda:InvokeFunction on the tenant's interceptor function only.
@@ -47,7 +49,12 @@ def gateway_role_policy(inputs: GatewayRoleInputs) -> PolicyDocument:
     models = inputs.models
     statements: list[Statement] = [
         allow("ValidateTheTenantsKnowledgeBases", ["bedrock:GetKnowledgeBase"], inputs.knowledge_base_arns),
-        allow("RetrieveFromTheTenantsKnowledgeBasesOnly", ["bedrock:Retrieve"], inputs.knowledge_base_arns),
+        # Full-document expansion needs GetDocumentContent beside Retrieve (kb-test-get-document-content; fact 8).
+        allow(
+            "RetrieveFromTheTenantsKnowledgeBasesOnly",
+            ["bedrock:Retrieve", "bedrock:GetDocumentContent"],
+            inputs.knowledge_base_arns,
+        ),
         # Not scoped to a managed knowledge base resource (AgentCore: Configure the Gateway Service Role).
         allow("AgenticRetrieveStreamCannotBeScopedToAResource", ["bedrock:AgenticRetrieveStream"], "*"),
         *model_statements_for(models),

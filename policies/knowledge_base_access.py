@@ -16,6 +16,14 @@ The Deny names who is exempt by `aws:PrincipalArn`: for a role session it is the
 session's (IAM user guide, condition keys, aws:PrincipalArn), so every session of the endpoint role
 matches while nothing else in the account does. The key is absent only for anonymous calls, which
 the negated operator then denies too.
+
+The Deny also spares AWS service principals (`aws:PrincipalIsAWSService`, which IAM sets to true only on
+requests a service makes as its own service principal; such requests carry no aws:PrincipalArn). No source
+says whether the Retrieve calls Bedrock makes inside AgenticRetrieveStream, or the AgentCore connector's,
+arrive as the caller (forward access: the caller's ARN, with aws:CalledVia) or as a service principal
+(docs/facts-and-decisions.md, Issue 25, fact 5); under the second reading a Deny without this exemption
+would refuse every agentic request. `BoolIfExists ... false` keeps refusing every IAM principal (the key
+is false for them) and, when the key is missing, still denies. `akb verify` observes which reading holds.
 """
 
 from __future__ import annotations
@@ -62,7 +70,11 @@ def knowledge_base_access_policy(inputs: KnowledgeBaseAccessInputs) -> PolicyDoc
             "Principal": {"AWS": "*"},
             "Action": list(READ_ACTIONS),
             "Resource": inputs.knowledge_base_arn,
-            "Condition": {"ArnNotEquals": {"aws:PrincipalArn": inputs.exempt}},
+            "Condition": {
+                "ArnNotEquals": {"aws:PrincipalArn": inputs.exempt},
+                # A service acting as itself is not a foreign principal (fact 5): the Deny leaves it to IAM.
+                "BoolIfExists": {"aws:PrincipalIsAWSService": "false"},
+            },
         }
     ]
     if inputs.cross_account_readers:

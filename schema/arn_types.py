@@ -4,7 +4,11 @@ Every ARN in config ends up in IAM: as a policy `Resource` (secrets, keys, bucke
 principal (invokers, knowledge-base readers) or as a key the services use. A `*` or `?` in any of
 them widens what a role may reach (`arn:aws:s3:::*` is every bucket of the account), so each field
 says which service, resource type, region and account rules it takes, and wildcards are refused
-with a message naming the field. The shapes follow the botocore service models (shape named in
+with a message naming the field. ARNs are ASCII: a look-alike letter (Cyrillic U+0430 for `a` in
+`role/acme`) names another resource than the reviewer reads, so any non-ASCII character is refused;
+so is a `.` or `..` path segment (`role/../x`), which reads as a path but names nothing IAM
+resolves. The partition must be the environment's (schema/arn_partition.py, checked once the region
+is known). The shapes follow the botocore service models (shape named in
 each kind's `source`); the ledger in docs/facts-and-decisions.md lists them.
 """
 
@@ -66,6 +70,7 @@ class ArnKind:
                 f"'{value}' contains a wildcard (* or ?): this ARN becomes an IAM policy resource or "
                 f"principal, so it must name exactly one resource; {self.expected()}"
             )
+        _check_ascii_and_segments(value, self.expected())
         parts = value.split(":", 5)
         if len(parts) != 6 or parts[0] != "arn" or not PARTITION.match(parts[1]):
             raise ValueError(f"'{value}' is not {self.what}; {self.expected()}")
@@ -80,6 +85,23 @@ class ArnKind:
             if resource_ok and _part_ok(region, form.region, REGION) and _part_ok(account, form.account, ACCOUNT):
                 return value
         raise ValueError(f"'{value}' is not {self.what}; {self.expected()}")
+
+
+def _check_ascii_and_segments(value: str, expected: str) -> None:
+    """ValueError for a non-ASCII character or a `.`/`..` path segment anywhere in the ARN."""
+    if not value.isascii():
+        char = next(c for c in value if not c.isascii())
+        raise ValueError(
+            f"{value!a} contains the non-ASCII character U+{ord(char):04X}: ARNs are ASCII, so a look-alike "
+            f"letter names another resource than the one you read; type it again in ASCII; {expected}"
+        )
+    segments = re.split(r"[/:]", value.split(":", 5)[-1])
+    traversal = next((segment for segment in segments if segment in (".", "..")), None)
+    if traversal is not None:
+        raise ValueError(
+            f"'{value}' has the path segment '{traversal}': IAM paths are literal, so it names no resource the "
+            f"reader sees; write the resource's own path; {expected}"
+        )
 
 
 def _part_ok(value: str, rule: Part, pattern: re.Pattern[str]) -> bool:
@@ -204,3 +226,7 @@ def arn_account(arn: str) -> str:
 
 def arn_region(arn: str) -> str:
     return arn.split(":", 5)[3]
+
+
+def arn_partition(arn: str) -> str:
+    return arn.split(":", 5)[1]

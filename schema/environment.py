@@ -44,6 +44,12 @@ LOG_RETENTION_DAYS = (
 # its identity. The adapter's README history maps v0.7.1 to layer 17 and v0.7.2 to layer 18
 # (awslabs/aws-lambda-web-adapter; docs/facts-and-decisions.md, ledger).
 MIN_WEB_ADAPTER_LAYER_VERSION = 18
+# Layer 27 = adapter v1.0.0, the first that opens a new connection to the app per request when Lambda
+# initializes it with SnapStart (AWS_LAMBDA_INITIALIZATION_TYPE=snap-start, PR 671): earlier layers pool the
+# connection, and a pooled connection captured in the snapshot is reused dead after a restore
+# (aws/aws-lambda-web-adapter CHANGELOG v1.0.0; docs/facts-and-decisions.md, "Issue 25").
+MIN_SNAPSTART_WEB_ADAPTER_LAYER_VERSION = 27
+DEFAULT_WEB_ADAPTER_LAYER_VERSION = 27
 
 
 def _web_adapter_layer(value: int) -> int:
@@ -51,7 +57,7 @@ def _web_adapter_layer(value: int) -> int:
         raise ValueError(
             f"layer version {value} is older than {MIN_WEB_ADAPTER_LAYER_VERSION} (Lambda Web Adapter v0.7.2), the "
             "first that overwrites a client-sent x-amzn-request-context header; with an older layer a caller "
-            f"can forge its identity. Use {MIN_WEB_ADAPTER_LAYER_VERSION} or later (26 = v1.0.0-rc1)"
+            f"can forge its identity. Use {MIN_WEB_ADAPTER_LAYER_VERSION} or later (27 = v1.0.0)"
         )
     return value
 
@@ -124,11 +130,12 @@ class EndpointSettings(FrontDoorFields):
         "Default: timeout_seconds - 10.",
     )
     web_adapter_layer_version: Annotated[int, AfterValidator(_web_adapter_layer)] = Field(
-        26,
+        DEFAULT_WEB_ADAPTER_LAYER_VERSION,
         description="Version of the Lambda Web Adapter layer "
         "(arn:aws:lambda:<region>:753240598075:layer:LambdaAdapterLayerArm64:<version>); at least "
         f"{MIN_WEB_ADAPTER_LAYER_VERSION} (v0.7.2), the first that overwrites a client-sent "
-        "x-amzn-request-context header (docs/security.md).",
+        f"x-amzn-request-context header (docs/security.md), and {MIN_SNAPSTART_WEB_ADAPTER_LAYER_VERSION} "
+        "(v1.0.0) with snapstart (docs/front-door.md).",
     )
     max_body_bytes: int = Field(65536, ge=1024, le=1048576, description="Largest request body accepted (413 above it).")
 

@@ -14,6 +14,7 @@ from schema.agent_config import Agent
 from schema.alarm_config import TenantAlarms
 from schema.arn_types import IamPrincipalArn, IamRoleArn
 from schema.cache_config import Cache
+from schema.canary_config import Canary
 from schema.common import NonBlank, StrictModel, unique
 from schema.cost_tags import CostCenter
 from schema.front_door import TenantEndpoint
@@ -210,6 +211,11 @@ class Tenant(StrictModel):
     agent: Agent | None = Field(
         None, description="An Agents for Amazon Bedrock agent (docs/agents.md); off unless set."
     )
+    canary: Canary | None = Field(
+        None,
+        description="The canary user and question `akb verify` asks each door with (docs/operations.md); "
+        "unset: verify asks as the verifying principal, with no user id.",
+    )
 
     @model_validator(mode="after")
     def _invokers_consistent(self) -> Tenant:
@@ -245,11 +251,11 @@ class Tenant(StrictModel):
 
     @model_validator(mode="after")
     def _agent_identity(self) -> Tenant:
-        # The action-group function sees no IAM caller, only session attributes its invoker set.
+        # The action-group function sees no IAM caller, only the attributes its invoker set for the turn.
         if self.agent is not None and self.user_context == "caller":
             raise ValueError(
                 "agent: needs user_context none or trusted: the agent's action-group function cannot see the "
-                "IAM caller, only the end user id a trusted invoker sets as a session attribute (docs/agents.md)"
+                "IAM caller, only the end user id a trusted invoker sets on each turn (docs/agents.md)"
             )
         return self
 

@@ -6,16 +6,17 @@ import aws_cdk as cdk
 
 from cdk_constructs.nag_checks import enable_nag
 from contract.resource_names import platform_stack_name, tenant_stack_name
+from features.registry import FEATURES, Features
 from schema import Project
 from stacks.platform_stack import PlatformStack
 from stacks.tenant_stack import TenantStack
 
 
-def build_app(app: cdk.Stage, project: Project) -> dict[str, cdk.Stack]:
+def build_app(app: cdk.Stage, project: Project, features: Features = FEATURES) -> dict[str, cdk.Stack]:
     """The environment's stacks on `app`: a CDK App (`cdk synth -c env=...`), or a pipeline's Stage for
     that environment (stacks/environment_stage.py). Stack names are set explicitly, so they are the same
     either way (a Stage would otherwise prefix them) and a team can move from `make deploy` to the
-    pipeline without renaming its stacks."""
+    pipeline without renaming its stacks. `features`: the tenant-feature registry (tests add one)."""
     environment = project.environment
     env = cdk.Environment(account=environment.account, region=environment.region)
     cdk.Tags.of(app).add("akb:environment", project.env_name)
@@ -25,6 +26,7 @@ def build_app(app: cdk.Stage, project: Project) -> dict[str, cdk.Stack]:
         app,
         platform_name,
         project=project,
+        features=features,
         env=env,
         stack_name=platform_name,
         description=(f"Agentic retrieval platform, environment {project.env_name}: alarm topic and dashboard"),
@@ -38,6 +40,7 @@ def build_app(app: cdk.Stage, project: Project) -> dict[str, cdk.Stack]:
             project=project,
             tenant_name=tenant_name,
             platform=platform,
+            features=features,
             env=env,
             stack_name=name,
             description=f"Agentic retrieval tenant {tenant_name} ({project.env_name}): {tenant.description}",

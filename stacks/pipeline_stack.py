@@ -4,7 +4,8 @@ Built only when a pipeline file exists (config/pipeline.yaml, or `-c pipeline=FI
 a CodeConnections connection; synth: the project's own `make test`, then `cdk synth` with the CLI pinned
 in package.json and the Python lock files; then one stage per environment in the file's order, each
 behind a manual approval when `approval: true` and a permissions-broadening check, and followed by a
-smoke test (`akb doctor`, one `akb ask` per tenant) run as the stage's smoke role.
+smoke test (`akb doctor`, one `akb ask` per tenant, then `akb verify`: a FAIL stops the promotion) run as
+the stage's smoke role, whose permissions policies/verify_role.py builds.
 https://docs.aws.amazon.com/cdk/v2/guide/cdk-pipeline.html — docs/pipeline.md
 """
 
@@ -23,10 +24,10 @@ from constructs import Construct
 
 from cdk_constructs.nag_checks import enable_nag
 from cdk_constructs.pipeline_checks import acknowledge_generated, log_artifact_bucket
+from contract.resource_names import PIPELINE_STACK_NAME
 from schema.pipeline import PipelineProject, Stage
 from stacks.environment_stage import EnvironmentStage
 
-PIPELINE_STACK_NAME = "akb-pipeline"
 PACKAGE_JSON = Path(__file__).resolve().parent.parent / "package.json"
 
 
@@ -45,8 +46,9 @@ def synth_commands(pipeline_file: str, config_dir: str) -> list[str]:
 
 
 def smoke_commands(env_name: str, tenants: list[str], question: str, config_dir: str) -> list[str]:
-    """Assume the stage's smoke role (a profile CodeBuild's container credentials source), then check the
-    account with `akb doctor` and ask each tenant's deployed endpoint one question."""
+    """Assume the stage's smoke role (a profile CodeBuild's container credentials source), check the account
+    with `akb doctor`, ask each tenant's deployed endpoint one question, then `akb verify` the environment.
+    Each exits non-zero on a FAIL, which fails the step and so stops the promotion to the next stage."""
     config = shlex.quote(config_dir)
     return [
         "mkdir -p ~/.aws",
@@ -58,6 +60,7 @@ def smoke_commands(env_name: str, tenants: list[str], question: str, config_dir:
             f".venv/bin/akb ask --env {env_name} --config {config} --tenant {tenant} --quiet {shlex.quote(question)}"
             for tenant in tenants
         ),
+        f".venv/bin/akb verify --env {env_name} --config {config}",
     ]
 
 

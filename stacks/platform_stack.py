@@ -1,4 +1,5 @@
-"""`<env>-platform`: what every tenant of an environment shares (alarm topic, environment dashboard)."""
+"""`<env>-platform`: what every tenant of an environment shares (alarm topic, environment dashboard, and
+what the tenant features build once per environment: features/registry.py `build_environment_parts`)."""
 
 from __future__ import annotations
 
@@ -9,6 +10,8 @@ from constructs import Construct
 
 from cdk_constructs.removal import removal_policy
 from contract.resource_names import resource_prefix
+from features.registry import FEATURES, Features, build_environment_parts
+from features.tenant_feature import EnvironmentBuild
 from monitoring.alarm_topic import AlarmTopic
 from monitoring.alarms import BedrockAccountAlarms
 from monitoring.environment_dashboard import EnvironmentDashboard
@@ -18,7 +21,10 @@ from schema.alarm_config import account_thresholds
 
 
 class PlatformStack(cdk.Stack):
-    def __init__(self, scope: Construct, construct_id: str, *, project: Project, **kwargs: Any):
+    def __init__(
+        self, scope: Construct, construct_id: str, *, project: Project, features: Features = FEATURES, **kwargs: Any
+    ):
+        """`features`: the registry (features/registry.py); tests pass their own to add one."""
         super().__init__(scope, construct_id, **kwargs)
         environment = project.environment
         prefix = resource_prefix(project.env_name)
@@ -49,3 +55,5 @@ class PlatformStack(cdk.Stack):
             alarms=list(self.bedrock_alarms.alarms.values()),
             index_storage_price_per_gb_month=environment.pricing.index_storage_per_gb_month_usd,
         )
+        # Per environment, for the features some tenant has (a shared table); tenant stacks read them.
+        self.feature_parts = build_environment_parts(EnvironmentBuild(self, project), features)

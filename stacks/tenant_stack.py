@@ -1,6 +1,9 @@
 """`<env>-<tenant>`: one tenant's knowledge, guardrail, endpoint and monitoring.
 
-The stack only composes constructs; each construct lives in its own file.
+The stack only composes constructs, each in its own file. Everything opt-in comes from the
+tenant-feature registry (features/registry.py), whose hooks it calls in order: build before the
+endpoint, plan the endpoint, build beside it, collect the knowledge bases' readers and the monitoring
+contributions. It names no feature (tests/test_composition_roots.py); docs/architecture.md walks through it.
 """
 
 from __future__ import annotations
@@ -10,32 +13,19 @@ from typing import Any
 import aws_cdk as cdk
 from constructs import Construct
 
-from cdk_constructs.agentcore_memory import ConversationMemory, memory_name
-from cdk_constructs.api_front_door import STAGE as API_STAGE
-from cdk_constructs.bedrock_agent import TenantAgent
-from cdk_constructs.cache_table import CacheTable
 from cdk_constructs.document_bucket import DocumentBucket
 from cdk_constructs.guardrail import Guardrail
-from cdk_constructs.ingestion_logs import IngestionLogs
 from cdk_constructs.knowledge_base import KnowledgeBase
 from cdk_constructs.knowledge_base_policy import KnowledgeBasePolicy
 from cdk_constructs.knowledge_outputs import publish_knowledge
-from cdk_constructs.log_group import log_group
-from cdk_constructs.mcp_gateway import McpGatewayConstruct
+from cdk_constructs.log_group import log_group, log_group_arn
 from cdk_constructs.removal import removal_policy
 from cdk_constructs.retrieval_instruction import RetrievalInstruction
-from cdk_constructs.streaming_endpoint import StreamingEndpoint, token_lengths
-from contract.resource_names import (
-    bounded_name,
-    cache_table_name,
-    endpoint_log_group_name,
-    ingestion_log_group_name,
-    ingestion_metric_namespace,
-    query_folder,
-    resource_prefix,
-)
-from monitoring.agent_observability import AgentObservability
-from monitoring.api_metrics import ApiMetrics
+from cdk_constructs.streaming_endpoint import StreamingEndpoint, StreamingEndpointProps
+from contract.resource_names import bounded_name, endpoint_log_group_name, query_folder, resource_prefix
+from features.endpoint_plan import endpoint_plan
+from features.registry import FEATURES, Features, TenantFeatures
+from features.tenant_feature import BuildContext, TenantScope
 from monitoring.tenant_observability import TenantObservability
 from schema import Project, Tenant
 from schema.alarm_config import tenant_thresholds
@@ -54,12 +44,16 @@ class TenantStack(cdk.Stack):
         project: Project,
         tenant_name: str,
         platform: PlatformStack,
+        features: Features = FEATURES,
         **kwargs: Any,
     ):
+        """`features`: the registry (features/registry.py); tests pass their own to add one."""
         super().__init__(scope, construct_id, **kwargs)
         self.project = project
         self.tenant_name = tenant_name
         self.tenant: Tenant = project.tenants[tenant_name]
+        self._scope = TenantScope(project, tenant_name)
+        self._registry = features
         self.add_stack_dependency(platform)
         cdk.Tags.of(self).add("akb:tenant", tenant_name)
         if self.tenant.cost_center:  # cost allocation (docs/operations.md, "Cost per tenant")
@@ -75,55 +69,40 @@ class TenantStack(cdk.Stack):
             name=endpoint_log_group_name(project.env_name, tenant_name),
         )
         self._build_knowledge()
-        self.ingestion_logs = self._build_ingestion_logs()
-        # The result cache's table, when the tenant has a `cache:` block (docs/cache.md).
-        self.cache_table = (
-            CacheTable(self, "ResultCache", table_name=cache_table_name(project.env_name, tenant_name))
-            if self.tenant.cache is not None
-            else None
-        )
-        self.memory = self._build_memory()
+        # The tenant's opt-in features (features/registry.py): what the endpoint reaches is built first.
+        self.features = TenantFeatures(self._scope, features)
+        context = self._build_context(platform)
+        self.features.build_resources(context)
         # The endpoint, below the knowledge it serves: its role reaches these resources and no others.
         self.endpoint = self._build_endpoint()
-        # Opt-in: the same knowledge as MCP tools behind an AgentCore Gateway, with the endpoint's
-        # identity rules in its interceptor (docs/agents.md). Its role reads the knowledge bases too.
-        self.gateway = self._build_gateway() if self.tenant.gateway else None
-        # The agent (docs/agents.md), when the tenant has an `agent:` block: its action group runs agentic retrieval.
-        self.agent = self._build_agent() if self.tenant.agent is not None else None
-        readers = [self.endpoint.role.role_arn, *([self.gateway.role.role_arn] if self.gateway else [])]
-        readers += [self.agent.function_role.role_arn] if self.agent else []
-        self.knowledge_base_policies = self._build_knowledge_base_policies(readers)
-        # The agent's function alarms join the tenant's composite (one page per tenant).
-        self.agent_observability = (
-            AgentObservability(self, "AgentObservability", agent=self.agent, name=self._prefix) if self.agent else None
+        self.features.build_beside_endpoint(context, self.endpoint)
+        self.knowledge_base_policies = self._build_knowledge_base_policies(
+            [self.endpoint.role.role_arn, *self.features.reader_roles()]
         )
-        self.observability = self._build_observability(platform)
+        self.observability = self._build_observability(platform, context)
 
-    def _build_endpoint(self) -> StreamingEndpoint:
-        return StreamingEndpoint(
-            self,
-            "Endpoint",
-            project=self.project,
-            tenant_name=self.tenant_name,
-            knowledge_bases=[kb.ref for kb in self.knowledge_bases.values()],
+    def _build_context(self, platform: PlatformStack) -> BuildContext:
+        return BuildContext(
+            scope=self,
+            tenant=self._scope,
+            knowledge_bases=self.knowledge_bases,
             guardrail=self.guardrail.ref if self.guardrail else None,
             retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
-            log_group=self.endpoint_log_group,
-            cache_table=self.cache_table,
-            memory=self.memory,
+            environment_parts=platform.feature_parts,
         )
 
-    def _build_memory(self) -> ConversationMemory | None:
-        """The tenant's AgentCore Memory, when its config turns conversations on (docs/conversations.md)."""
-        if not self.tenant.memory_on or self.tenant.memory is None:
-            return None
-        return ConversationMemory(
-            self,
-            "ConversationMemory",
-            memory=self.tenant.memory,
-            name=memory_name(self.project.env_name, self.tenant_name),
-            description=f"Conversations of tenant {self.tenant_name} ({self.project.env_name})",
+    def _build_endpoint(self) -> StreamingEndpoint:
+        plan = endpoint_plan(
+            self._scope,
+            knowledge_bases=[kb.ref for kb in self.knowledge_bases.values()],
+            log_group_arn=log_group_arn(self.endpoint_log_group),
+            guardrail=self.guardrail.ref if self.guardrail else None,
+            retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
+            refs=self.features.refs(),
+            features=self._registry,
         )
+        props = StreamingEndpointProps.for_tenant(self._scope, plan)
+        return StreamingEndpoint(self, "Endpoint", props=props, log_group=self.endpoint_log_group)
 
     def _build_knowledge(self) -> None:
         """Document bucket (only when an s3 source reads it), knowledge bases, guardrail, retrieval
@@ -153,21 +132,6 @@ class TenantStack(cdk.Stack):
             knowledge_bases=self.knowledge_bases,
             guardrail=self.guardrail,
             instruction=self.retrieval_instruction,
-        )
-
-    def _build_agent(self) -> TenantAgent:
-        knowledge_bases = [kb.ref for kb in self.knowledge_bases.values()]
-        guardrail = self.guardrail.ref if self.guardrail else None
-        instruction = self.retrieval_instruction.ref if self.retrieval_instruction else None
-        return TenantAgent(
-            self,
-            "Agent",
-            project=self.project,
-            tenant_name=self.tenant_name,
-            settings=self.endpoint.settings,
-            knowledge_bases=knowledge_bases,
-            guardrail=guardrail,
-            token_lengths=token_lengths(knowledge_bases, guardrail, instruction),
         )
 
     def _build_guardrail(self) -> Guardrail | None:
@@ -201,9 +165,10 @@ class TenantStack(cdk.Stack):
             removal_policy=self._removal,
         )
 
-    def _build_observability(self, platform: PlatformStack) -> TenantObservability:
+    def _build_observability(self, platform: PlatformStack, context: BuildContext) -> TenantObservability:
         """Dashboard, alarms (+ a composite that pages the environment's topic) and saved log queries.
-        It reads the function's metrics and the tenant's EMF metrics (metric_names.py)."""
+        It reads the function's metrics and the tenant's EMF metrics (metric_names.py); the features add
+        their rows, alarms and monitors."""
         return TenantObservability(
             self,
             "Observability",
@@ -215,50 +180,15 @@ class TenantStack(cdk.Stack):
             topic=platform.alarms.topic,
             reserved_concurrency=self.tenant.reserved_concurrency,
             query_folder=query_folder(self.project.env_name, self.tenant_name),
-            cache=self.tenant.cache is not None,
             knowledge_bases={alias: kb.knowledge_base_id for alias, kb in self.knowledge_bases.items()},
             index_storage_price_per_gb_month=self.project.environment.pricing.index_storage_per_gb_month_usd,
-            ingestion=(
-                (self.ingestion_logs.log_group, ingestion_metric_namespace(self.project.env_name, self.tenant_name))
-                if self.ingestion_logs
-                else None
-            ),
-            gateway=self.gateway.metrics if self.gateway else None,
-            interceptor=self.gateway.interceptor if self.gateway else None,
-            extra_alarms=self.agent_observability.alarms if self.agent_observability else (),
-            # api_gateway front door: the REST API stage's metrics (monitoring/api_metrics.py)
-            api=ApiMetrics(self.endpoint.api.api.rest_api_name, API_STAGE) if self.endpoint.api else None,
-        )
-
-    def _build_ingestion_logs(self) -> IngestionLogs | None:
-        """Each knowledge base's APPLICATION_LOGS, delivered to one log group (cdk_constructs/ingestion_logs.py)."""
-        if not self.tenant.ingestion_logs:
-            return None
-        return IngestionLogs(
-            self,
-            "IngestionLogs",
-            environment=self.project.environment,
-            log_group_name=ingestion_log_group_name(self.project.env_name, self.tenant_name),
-            name_prefix=self._prefix,
-            knowledge_bases={alias: kb.knowledge_base_arn for alias, kb in self.knowledge_bases.items()},
-        )
-
-    def _build_gateway(self) -> McpGatewayConstruct:
-        return McpGatewayConstruct(
-            self,
-            "McpGateway",
-            project=self.project,
-            tenant_name=self.tenant_name,
-            knowledge_bases=[kb.ref for kb in self.knowledge_bases.values()],
-            log_group_name=f"{endpoint_log_group_name(self.project.env_name, self.tenant_name)}-mcp-interceptor",
-            guardrail=self.guardrail.ref if self.guardrail else None,
-            retrieval_instruction=self.retrieval_instruction.ref if self.retrieval_instruction else None,
+            contributions=self.features.observability(context),
         )
 
     def _build_knowledge_base_policies(self, reader_role_arns: list[str]) -> dict[str, KnowledgeBasePolicy]:
         """Defence in depth: each knowledge base's own policy lets only this tenant's readers retrieve,
-        whatever another identity policy of the account allows. Every front door's role is a reader:
-        the endpoint's and, with `gateway:`, the MCP gateway's."""
+        whatever another identity policy of the account allows. Every door's role is a reader: the
+        endpoint's and the roles the tenant's features add."""
         access = self.tenant.knowledge_base_access
         return {
             alias: KnowledgeBasePolicy(

@@ -92,9 +92,9 @@ class EndpointHandle:
 
 
 def build_service(emulator: Any, settings: TenantSettings | None = None, **service: Any) -> Any:
-    """A Service (query.py) talking to `emulator`, in local mode, with small backoff for fast retries."""
-    from lambdas.endpoint.query import Service
+    """A Service (service.py) talking to `emulator`, in local mode, with small backoff for fast retries."""
     from lambdas.endpoint.retry import Backoff
+    from lambdas.endpoint.service import Service
 
     client = emulator_client(emulator.url)
     options: dict[str, Any] = {
@@ -107,25 +107,29 @@ def build_service(emulator: Any, settings: TenantSettings | None = None, **servi
     return Service(settings=settings or tenant_settings(), **options)
 
 
+def serve_in_thread(app: Any, name: str, lifespan: str = "off") -> tuple[Any, threading.Thread, int]:
+    """(server, thread, port): `app` under a real uvicorn on 127.0.0.1 (a free port), once it accepts requests."""
+    import uvicorn
+
+    config = uvicorn.Config(app, host="127.0.0.1", port=0, log_level="warning", access_log=False, lifespan=lifespan)
+    server = uvicorn.Server(config)
+    thread = threading.Thread(target=server.run, name=name, daemon=True)
+    thread.start()
+    wait_until(lambda: server.started or not thread.is_alive(), f"{name} to start")
+    if not server.started:
+        raise RuntimeError(f"{name} did not start")
+    return server, thread, server.servers[0].sockets[0].getsockname()[1]
+
+
 def start_endpoint(emulator: Any, settings: TenantSettings | None = None, **service: Any) -> EndpointHandle:
     """Serves the endpoint on 127.0.0.1 (a free port) until `stop()`; returns once it accepts requests."""
-    import uvicorn
 
     from lambdas.endpoint.asgi_app import create_app
 
     lines: list[str] = []
     service.setdefault("write_metrics", lines.append)
     built = build_service(emulator, settings, **service)
-    config = uvicorn.Config(
-        create_app(built), host="127.0.0.1", port=0, log_level="warning", access_log=False, lifespan="off"
-    )
-    server = uvicorn.Server(config)
-    thread = threading.Thread(target=server.run, name="akb-endpoint-test", daemon=True)
-    thread.start()
-    wait_until(lambda: server.started or not thread.is_alive(), "the endpoint to start")
-    if not server.started:
-        raise RuntimeError("the endpoint did not start")
-    port = server.servers[0].sockets[0].getsockname()[1]
+    server, thread, port = serve_in_thread(create_app(built), "akb-endpoint-test")
     return EndpointHandle(
         url=f"http://127.0.0.1:{port}",
         settings=built.settings,

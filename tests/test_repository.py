@@ -117,3 +117,29 @@ def test_no_tracked_symlink_points_outside_the_repository():
     links = [line.split("\t", 1)[1] for line in listed.splitlines() if line.startswith("120000 ")]
     outside = [link for link in links if not (REPO / link).resolve().is_relative_to(REPO.resolve())]
     assert not outside, f"tracked symlinks leaving the repository: {outside}"
+
+
+# Package markers share their name by design; tests and benchmarks mirror or measure product modules.
+SHARED_NAMES = {"__init__.py", "__main__.py"}
+NOT_PRODUCT = ("tests/", "bench/")
+
+
+def duplicate_module_names(names: list[str]) -> dict[str, list[str]]:
+    """file name -> the product modules that have it, for names held by more than one."""
+    by_name: dict[str, list[str]] = {}
+    for name in names:
+        if name.endswith(".py") and not name.startswith(NOT_PRODUCT) and Path(name).name not in SHARED_NAMES:
+            by_name.setdefault(Path(name).name, []).append(name)
+    return {name: paths for name, paths in by_name.items() if len(paths) > 1}
+
+
+def test_no_two_product_modules_share_a_file_name():
+    """A reader who knows the AWS service finds its module by name, and only one (issue 12)."""
+    assert duplicate_module_names(tracked_files(REPO)) == {}
+
+
+def test_the_duplicate_check_sees_two_modules_of_one_name():
+    names = ["policies/cache_table.py", "cdk_constructs/cache_table.py", "tests/x/cache_table.py", "a/__init__.py"]
+    assert duplicate_module_names([*names, "b/__init__.py"]) == {
+        "cache_table.py": ["policies/cache_table.py", "cdk_constructs/cache_table.py"]
+    }

@@ -135,13 +135,14 @@ def command(
         "session_id": session_id,
         "persistence": "none" if no_save else None,
     }
+    tenant_file = f"{config_dir}/tenants/{tenant}.yaml" if tenant else "config/tenants/<tenant>.yaml"
     with client:
-        code = _run(client, question, options, as_json, quiet)
+        code = _run(client, question, options, (as_json, quiet), tenant_file)
         options.pop("session_id"), options.pop("persistence")  # a later page is not a conversation turn
         for _ in range(more):  # each page: the same question, the previous page's token
             if code != EXIT_OK or not options.get("next_token"):
                 break
-            code = _run(client, question, options, as_json, quiet)
+            code = _run(client, question, options, (as_json, quiet), tenant_file)
         ctx.exit(code)
 
 
@@ -244,7 +245,8 @@ def _target(
     return resolved, region or env_region
 
 
-def _run(client: Client, question: str, options: dict[str, Any], as_json: bool, quiet: bool) -> int:
+def _run(client: Client, question: str, options: dict[str, Any], output: tuple[bool, bool], tenant_file: str) -> int:
+    as_json, quiet = output
     from client.endpoint_client import (
         EndpointConnectionError,
         EndpointHTTPError,
@@ -284,11 +286,38 @@ def _run(client: Client, question: str, options: dict[str, Any], as_json: bool, 
         return _fail(renderer, str(error), EXIT_STREAM)
     renderer.close()
     options["next_token"] = done.nextToken if done is not None else None  # what --more follows
+    if done is not None and done.stopReason == "iteration_limit":
+        hint = iteration_limit_hint(done.iterations, options.get("max_agent_iteration"), tenant_file)
+        click.echo(f"akb ask: {hint}", err=True)
     if "deadline" in error_codes or (done is not None and done.stopReason == "deadline"):
         return EXIT_DEADLINE
     if error_codes or done is None or done.stopReason != "complete":
         return EXIT_STREAM
     return EXIT_OK
+
+
+def iteration_limit_hint(used: int, asked: int | None, tenant_file: str) -> str:
+    """Exit 4 for `iteration_limit`: the cap the run hit and how to raise it. A request may not exceed
+    the tenant's `retrieval.max_agent_iteration` (the endpoint refuses it: limit_exceeded), so unless
+    --max-iterations asked for fewer, the way up is the tenant's config, not a request value."""
+    from schema.tenant import MAX_AGENT_ITERATION_CAP
+
+    cap_line = (
+        f"raise retrieval.max_agent_iteration (at most {MAX_AGENT_ITERATION_CAP}) in {tenant_file} and redeploy "
+        "(or restart akb local)"
+    )
+    if asked is not None:
+        return (
+            f"possibly incomplete answer: the planner used the {asked} iteration{'' if asked == 1 else 's'} "
+            "--max-iterations allowed; "
+            f"ask again with a higher --max-iterations, up to the tenant's cap (above it the endpoint refuses "
+            f"the request: {cap_line} to go further), or narrow the question"
+        )
+    return (
+        f"possibly incomplete answer: the planner used all {used} iteration{'' if used == 1 else 's'} "
+        f"the tenant allows (its cap, retrieval.max_agent_iteration); a request may not ask for more: {cap_line}, "
+        "or narrow the question"
+    )
 
 
 def _fail(renderer: Renderer, message: str, code: int) -> int:

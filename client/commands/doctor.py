@@ -50,31 +50,39 @@ TENANT_CHECKS = (
 @click.option("--tenant", default=None, help="Check only this tenant (default: every tenant of the environment).")
 def command(env_name: str, config_dir: Path, tenant: str | None) -> None:
     """Check the environment's AWS account and region with your credentials (read-only)."""
-    checkup = _checkup_or_exit(config_dir, env_name, tenant)
+    checkup = checkup_or_exit(config_dir, env_name, tenant)
     raise SystemExit(diagnose(checkup, click.echo))
 
 
-def _usage_error(message: str) -> SystemExit:
-    click.echo(f"akb doctor: {message}", err=True)
+def _usage_error(message: str, command_name: str = "doctor") -> SystemExit:
+    click.echo(f"akb {command_name}: {message}", err=True)
     return SystemExit(2)
 
 
-def _checkup_or_exit(
-    config_dir: Path, env_name: str, tenant: str | None, clients: ClientFactory | None = None
+def checkup_or_exit(
+    config_dir: Path,
+    env_name: str,
+    tenant: str | None,
+    clients: ClientFactory | None = None,
+    command_name: str = "doctor",
 ) -> Checkup:
+    """The checkup of `akb doctor` (and `akb verify`), or SystemExit(2) with the usage error printed."""
     from schema import ConfigError, load_project
 
     try:
         project = load_project(config_dir, env_name)
     except ConfigError as error:
-        raise _usage_error(" / ".join(str(error).splitlines())) from None
+        raise _usage_error(" / ".join(str(error).splitlines()), command_name) from None
     if tenant is not None and tenant not in project.tenants:
         raise _usage_error(
-            f"tenant '{tenant}' is not deployed in environment {env_name} (its tenants: {', '.join(project.tenants)})"
+            f"tenant '{tenant}' is not deployed in environment {env_name} (its tenants: {', '.join(project.tenants)})",
+            command_name,
         )
     region = project.environment.region
     if clients is None and not has_credentials(region):
-        raise _usage_error("no AWS credentials found: set a profile (AWS_PROFILE), run aws sso login, or export keys")
+        raise _usage_error(
+            "no AWS credentials found: set a profile (AWS_PROFILE), run aws sso login, or export keys", command_name
+        )
     return Checkup(
         project=project,
         tenants=(tenant,) if tenant else tuple(project.tenants),

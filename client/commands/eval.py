@@ -54,24 +54,42 @@ def _csv(
 
 @contextlib.contextmanager
 def _target(
-    url: str | None, env_name: str, tenant: str | None, local: bool, config_dir: Path, out_dir: Path
+    url: str | None,
+    env_name: str,
+    tenant: str | None,
+    local_run: tuple[bool, Path | None],
+    config_dir: Path,
+    out_dir: Path,
 ) -> Iterator[dict]:
-    """The endpoint to evaluate: {"url", "region", "description", "local"}; starts one for --local."""
+    """The endpoint to evaluate: {"url", "region", "description", "local", "key"}; starts one for
+    --local (`local_run`: --local and --corpus). `key` names the target and its retrieval settings:
+    records of another key are not resumed."""
+    local, corpus_dir = local_run
     if local:
         from client.evaluation.local_target import LocalTargetError, local_endpoint
 
+        key = _settings_key("local", config_dir, env_name, tenant, corpus_dir)
         try:
-            with local_endpoint(config_dir, out_dir / "endpoint.log", env_name, tenant) as endpoint_url:
+            with local_endpoint(config_dir, out_dir / "endpoint.log", env_name, tenant, corpus_dir) as endpoint_url:
                 description = f"local emulator, tenant {tenant or 'sample (every corpus folder)'} ({endpoint_url})"
                 from client.agent_client import local_agent_target
 
                 agent = local_agent_target(endpoint_url)  # registered beside it by local_endpoint
-                yield {"url": endpoint_url, "region": None, "description": description, "local": True, "agent": agent}
+                yield {
+                    "url": endpoint_url,
+                    "region": None,
+                    "description": description,
+                    "local": True,
+                    "agent": agent,
+                    "key": key,
+                }
         except LocalTargetError as error:
             raise click.ClickException(str(error)) from None
         return
     if url:
-        yield {"url": url, "region": None, "description": url, "local": False}
+        from client.evaluation.target_key import target_key
+
+        yield {"url": url, "region": None, "description": url, "local": False, "key": target_key("url", url)}
         return
     from client.endpoint_url import UrlResolutionError, resolve_url
     from schema import ConfigError
@@ -86,7 +104,29 @@ def _target(
         "description": f"{env_name}/{tenant} ({resolved})",
         "local": False,
         "agent_of": (config_dir, env_name, tenant),  # resolved only when `agent` is among the modes
+        "key": _settings_key("deployed", config_dir, env_name, tenant),
     }
+
+
+def _settings_key(kind: str, config_dir: Path, env_name: str, tenant: str | None, corpus: Path | None = None) -> str:
+    """The resume key of a tenant target (its retrieval settings hashed, and a local run's corpus
+    folders), or of the local sample corpus."""
+    from client.evaluation.target_key import corpus_hash, retrieval_settings_hash, target_key
+    from local.emulator import DEFAULT_CORPUS
+
+    if tenant is None:
+        return target_key(kind, "sample", corpus_hash(corpus or DEFAULT_CORPUS))
+    from schema import ConfigError, load_project
+
+    try:
+        project = load_project(config_dir, env_name)
+    except ConfigError as error:
+        raise click.ClickException(str(error)) from None
+    name = tenant if kind == "local" else f"{env_name}/{tenant}"
+    if tenant not in project.tenants:
+        return target_key(kind, name)  # the target itself reports the unknown tenant
+    settings = retrieval_settings_hash(project, tenant)
+    return target_key(kind, name, settings + ("." + corpus_hash(corpus) if corpus else ""))
 
 
 @click.command()
@@ -102,6 +142,12 @@ def _target(
 )
 @config_option
 @click.option(
+    "--corpus",
+    "corpus_dir",
+    type=click.Path(file_okay=False, exists=True, path_type=Path),
+    help="With --local: documents, one folder per knowledge-base alias (default local/corpus/).",
+)
+@click.option(
     "--modes",
     default=",".join(MODES),
     show_default=True,
@@ -112,6 +158,13 @@ def _target(
 @click.option("--out", "out_dir", type=click.Path(path_type=Path), help="Output directory [eval-out/<dataset>].")
 @click.option("--concurrency", default=4, show_default=True, type=click.IntRange(1, 64), help="Requests in flight.")
 @click.option("--limit", type=click.IntRange(1), help="Only the first N questions (a quick run).")
+@click.option(
+    "--update-doc",
+    "update_doc",
+    type=click.Path(dir_okay=False, exists=True, path_type=Path),
+    help="Also rewrite the page's generated sample-results section with this run's tables "
+    "(docs/evaluation.md: `make eval-doc`).",
+)
 def command(
     dataset_path: Path,
     url: str | None,
@@ -119,11 +172,13 @@ def command(
     tenant: str | None,
     local: bool,
     config_dir: Path,
+    corpus_dir: Path | None,
     modes: list[str],
     ks: list[int],
     out_dir: Path | None,
     concurrency: int,
     limit: int | None,
+    update_doc: Path | None,
 ) -> None:
     """Compare retrieval modes on a dataset: recall, precision, completeness, abstention, latency, cost."""
     from client.evaluation.dataset import DatasetError, load_dataset
@@ -131,6 +186,13 @@ def command(
     chosen = sum(bool(x) for x in (url, tenant and not local, local))
     if chosen != 1:
         raise click.UsageError("choose one target: --url URL, --env ENV --tenant TENANT, or --local")
+    if update_doc is not None:
+        from client.evaluation.doc_table import generated_section
+
+        try:
+            generated_section(update_doc.read_text(encoding="utf-8"))
+        except ValueError as error:
+            raise click.UsageError(f"--update-doc {update_doc}: {error}") from None
     try:
         items = load_dataset(dataset_path)
     except DatasetError as error:
@@ -140,7 +202,7 @@ def command(
     out_dir = out_dir or Path("eval-out") / dataset_path.stem
     _prepare_out_dir(out_dir)
     try:
-        with _target(url, env_name, tenant, local, config_dir, out_dir) as target:
+        with _target(url, env_name, tenant, (local, corpus_dir), config_dir, out_dir) as target:
             report = _run(items, modes, ks, out_dir, concurrency, target, dataset_path)
     except OSError as error:  # a write into --out failed mid-run (disk full, permissions changed)
         click.echo(f"cannot write {error.filename or out_dir}: {error.strerror or error}", err=True)
@@ -148,6 +210,10 @@ def command(
     if report["overall"] and all(s["errors"] == s["questions"] for s in report["overall"].values()):
         click.echo("every request failed: see the error field in records.jsonl", err=True)
         raise SystemExit(1)
+    if update_doc is not None:
+        from client.evaluation.doc_table import write
+
+        click.echo(f"{update_doc}: {'updated' if write(update_doc, report) else 'already up to date'}")
 
 
 def _agent_target(target: dict[str, Any]) -> Any:
@@ -227,8 +293,8 @@ def _run(
             if record.error:
                 progress.console.print(f"[yellow]{record.id} ({record.mode}): {record.error}[/yellow]")
 
-        records = run_evaluation(items, modes, query, out_dir, concurrency, on_start, on_record)
-    meta: dict[str, Any] = {"dataset": str(dataset_path), "target": target["description"]}
+        records = run_evaluation(items, modes, query, out_dir, concurrency, on_start, on_record, target["key"])
+    meta: dict[str, Any] = {"dataset": str(dataset_path), "target": target["description"], "targetKey": target["key"]}
     if target["local"]:
         meta["disclaimer"] = LOCAL_DISCLAIMER
     report = build_report(items, records, modes, ks, meta)

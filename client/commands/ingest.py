@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Any
 
 import click
 
-from client import ingestion as ingest
+from client import ingestion_jobs as ingest
 from client import ingestion_log_reader as log_reader
 from client.options import config_option, env_option, load_or_exit
 from contract.resource_names import ingestion_log_group_name

@@ -12,6 +12,7 @@ import signal
 import subprocess
 import sys
 import time
+from dataclasses import dataclass
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING, Any
@@ -26,7 +27,9 @@ from contract.env_vars import endpoint_environment as contract_environment
 from contract.settings import TenantSettings
 
 if TYPE_CHECKING:
+    from local.emulator import EmulatorHandle
     from schema.agent_config import Agent
+    from schema.loader import Project
 
 REPO = Path(__file__).resolve().parents[2]
 RUN_SH = REPO / "lambdas" / "run.sh"
@@ -73,6 +76,14 @@ def _interrupt(signum: int, frame: FrameType | None) -> None:
 @click.option("--tenant", default=None, help="Tenant to run. Default: the environment's first tenant.")
 @env_option
 @config_option
+@click.option(
+    "--corpus",
+    "corpus_dir",
+    type=click.Path(file_okay=False, path_type=Path),
+    default=None,
+    help="Documents, one folder per knowledge-base alias (DIR/<alias>/*.md|*.txt). Default: local/corpus/ "
+    "(the sample tenants' aliases). An alias without a folder is served empty.",
+)
 @click.option("--port", default=8080, show_default=True, type=click.IntRange(1, 65535), help="Endpoint port.")
 @click.option("--emulator-port", default=8081, show_default=True, type=click.IntRange(0, 65535), help="Emulator port.")
 @click.option(
@@ -101,6 +112,7 @@ def command(
     tenant: str | None,
     env_name: str,
     config_dir: Path,
+    corpus_dir: Path | None,
     port: int,
     emulator_port: int,
     caller_arn: str | None,
@@ -109,25 +121,22 @@ def command(
 ) -> None:
     """Run the emulator and the tenant's endpoint locally (127.0.0.1 only) until Ctrl-C."""
     from client.cache_admin import local_cache_path
-    from client.local_settings import LocalSettingsError, default_caller, tenant_settings
-    from local.emulator import CorpusError, kb_id_for, start_emulator
+    from client.local_settings import default_caller
 
     project = load_or_exit(config_dir, env_name)
     tenant_name = tenant or next(iter(project.tenants))
-    try:
-        emulator = start_emulator(port=emulator_port, delay_ms=delay_ms)
-    except (CorpusError, OSError) as error:
-        click.echo(f"cannot start the emulator on 127.0.0.1:{emulator_port}: {error}", err=True)
-        raise SystemExit(1) from None
+    if tenant_name not in project.tenants:
+        click.echo(
+            f"tenant '{tenant_name}' is not deployed in environment '{env_name}' (it deploys: "
+            f"{', '.join(project.tenants)}); add it to {config_dir}/environments/{env_name}.yaml `tenants:`",
+            err=True,
+        )
+        raise SystemExit(1)
+    emulator, settings = _start_emulator(project, tenant_name, corpus_dir, emulator_port, delay_ms)
     child: subprocess.Popen | None = None
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _interrupt)
     try:
-        try:
-            settings = tenant_settings(project, tenant_name, kb_id_for, emulator.knowledge_bases)
-        except LocalSettingsError as error:
-            click.echo(str(error), err=True)
-            raise SystemExit(1) from None
         caller_arn = caller_arn or default_caller(settings)  # vouched: the printed curl is answered
         url = f"http://127.0.0.1:{port}"
         cache_path = local_cache_path(env_name, tenant_name) if settings.cache is not None else None
@@ -136,11 +145,11 @@ def command(
             env=endpoint_environment(settings, port, emulator.env, caller_arn, cache_path, front_door=front_door),
         )
         if not wait_ready(url, child):
-            click.echo(f"the endpoint did not become ready on {url} (is the port free?)", err=True)
+            click.echo(f"the endpoint did not become ready on {url} (is port {port} free? try --port)", err=True)
             raise SystemExit(1)
         if front_door == "api_gateway":
             click.echo("Front door        api_gateway (API Gateway REST request context; a client-sent one is refused)")
-        _banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path)
+        _banner(Banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path))
         _serve_until_exit(child, project.tenants[tenant_name].agent, url, emulator.url, tenant_name, settings)
         click.echo(f"the endpoint exited with status {child.returncode}", err=True)
         raise SystemExit(1)
@@ -150,6 +159,42 @@ def command(
         if child is not None:
             stop(child)
         emulator.stop()
+
+
+def _start_emulator(
+    project: Project, tenant_name: str, corpus_dir: Path | None, emulator_port: int, delay_ms: float
+) -> tuple[EmulatorHandle, TenantSettings]:
+    """The emulator over the corpus (every alias of the tenant served, empty if it has no folder),
+    with the tenant's guardrail registered; exits with a message naming what to fix."""
+    from client.local_guardrail import register_tenant_guardrail
+    from client.local_settings import LocalSettingsError, tenant_settings
+    from local.emulator import DEFAULT_CORPUS, CorpusError, kb_id_for, start_emulator
+
+    corpus = corpus_dir or DEFAULT_CORPUS
+    aliases = [kb.alias for kb in project.tenants[tenant_name].knowledge_bases]
+    try:
+        emulator = start_emulator(
+            port=emulator_port, corpus_dir=corpus, delay_ms=delay_ms, empty_knowledge_bases=aliases
+        )
+    except (CorpusError, OSError) as error:
+        click.echo(f"cannot start the emulator on 127.0.0.1:{emulator_port}: {error}", err=True)
+        raise SystemExit(1) from None
+    empty = [alias for alias in aliases if not (Path(corpus) / alias).is_dir()]
+    for alias in empty:
+        click.echo(
+            f"knowledge base '{alias}' has no folder {Path(corpus) / alias}: served empty "
+            "(add .md/.txt documents there, or pass --corpus DIR with one folder per alias)",
+            err=True,
+        )
+    try:
+        settings = tenant_settings(project, tenant_name, kb_id_for, emulator.knowledge_bases)
+        guardrail = project.tenants[tenant_name].guardrail
+        register_tenant_guardrail(emulator, guardrail, settings.guardrail_id, settings.guardrail_version)
+    except (LocalSettingsError, ValueError) as error:
+        emulator.stop()
+        click.echo(str(error), err=True)
+        raise SystemExit(1) from None
+    return emulator, settings
 
 
 def _serve_until_exit(
@@ -162,34 +207,52 @@ def _serve_until_exit(
             from client.local_agent import local_agent
 
             agent_scope.enter_context(local_agent(url, emulator_url, tenant_name, settings, agent.response_max_bytes))
-            click.echo(f"Agent             AKB_LOCAL_URL={url} akb ask --agent --local 'How do I rotate an API key?'")
+            click.echo(f"Agent             {ask_command(url)} --agent 'How do I rotate an API key?'")
         while child.poll() is None:
             time.sleep(0.2)
 
 
-def _banner(
-    url: str,
-    emulator_url: str,
-    delay_ms: float,
-    tenant_name: str,
-    env_name: str,
-    settings: Any,
-    caller_arn: str,
-    cache_path: Path | None,
-) -> None:
-    """What runs where, and a request to try."""
+def ask_command(url: str) -> str:
+    """`akb ask --local` as a user must type it to reach `url` (AKB_LOCAL_URL when not the default)."""
+    from client.endpoint_url import DEFAULT_LOCAL_URL
+
+    return "akb ask --local" if url == DEFAULT_LOCAL_URL else f"AKB_LOCAL_URL={url} akb ask --local"
+
+
+@dataclass(frozen=True)
+class Banner:
+    url: str
+    emulator_url: str
+    delay_ms: float
+    tenant_name: str
+    env_name: str
+    settings: TenantSettings
+    caller_arn: str
+    cache_path: Path | None
+
+
+def _banner(b: Banner) -> None:
+    """What runs where, and requests to try: every command names the ports actually listened on."""
+    settings = b.settings
     aliases = ", ".join(r.alias for r in settings.retrievers)
-    click.echo(f"Bedrock emulator  {emulator_url}  (delay {delay_ms:g} ms between events)")
-    click.echo(f"Endpoint          {url}  tenant {tenant_name} ({env_name}), knowledge bases: {aliases}")
-    click.echo(f"Caller            {caller_arn}  (user_context: {settings.user_context})")
+    click.echo(f"Bedrock emulator  {b.emulator_url}  (delay {b.delay_ms:g} ms between events)")
+    click.echo(f"Endpoint          {b.url}  tenant {b.tenant_name} ({b.env_name}), knowledge bases: {aliases}")
+    click.echo(f"Caller            {b.caller_arn}  (user_context: {settings.user_context})")
+    guardrail = (
+        f"{settings.guardrail_id} v{settings.guardrail_version}, the tenant's policies"
+        if settings.guardrail_id
+        else "none"
+    )
+    click.echo(f"Guardrail         {guardrail}")
     if settings.memory is not None:
-        click.echo(f"Conversations     on, memory {settings.memory.memory_id} (akb ask --local --new-session ...)")
-    cache_line = f"on, {cache_path} (akb cache stats --local --tenant {tenant_name})" if cache_path else "off"
+        click.echo(f"Conversations     on, memory {settings.memory.memory_id} ({ask_command(b.url)} --new-session ...)")
+    cache_line = f"on, {b.cache_path} (akb cache stats --local --tenant {b.tenant_name})" if b.cache_path else "off"
     click.echo(f"Result cache      {cache_line}")
     click.echo("\nTry it (trace events arrive one by one):")
     click.echo(
-        f"  curl -N -X POST {url}/v1/query -H 'content-type: application/json' \\\n"
+        f"  curl -N -X POST {b.url}/v1/query -H 'content-type: application/json' \\\n"
         '    -d \'{"question": "How do I rotate an API key?"}\''
     )
+    click.echo(f"  {ask_command(b.url)} 'What are the rate limits of the Pro plan?'")
     click.echo("\nCtrl-C to stop.", nl=True)
     sys.stdout.flush()

@@ -3,30 +3,27 @@
 Built by the same pure functions the stacks attach (policies/), fed with what config already knows
 (partition, region, account, names from contract/resource_names.py) and named placeholders for what exists
 only after deploy: `<kb:docs:id>`, `<guardrail:id>`, `<account>` for an environment-agnostic config.
+The endpoint's own sections come from here; each enabled tenant feature adds its statements to the
+endpoint role, its reader roles to the knowledge-base policies and its own sections (features/registry.py).
+No CDK import: a test keeps it so.
 """
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 import click
 
-from client.agent_review import agent_review
-from client.front_door_review import front_door_review
 from client.options import config_option, env_option, load_or_exit
-from contract.resource_names import (
-    cache_table_name,
-    endpoint_function_name,
-    endpoint_log_group_name,
-    invoke_policy_name,
-)
+from contract.resource_names import endpoint_function_name, invoke_policy_name
 
 if TYPE_CHECKING:
-    from schema import Environment, Project, Tenant
-    from schema.gateway_config import McpGateway
+    from contract.resource_refs import GuardrailRef, KnowledgeBaseRef
+    from features.registry import Features
+    from features.review_context import ReviewContext
+    from schema import Project, Tenant
     from schema.knowledge import KnowledgeBase
 
 
@@ -46,14 +43,6 @@ REFUSED_NOTE = (
 )
 
 
-# log_kms_key_arn names a key this project only imports: its key policy is the key owner's to edit.
-LOG_KEY_NOTE = (
-    "the endpoint log group is encrypted with this customer managed key. The stacks import the key and "
-    "cannot change its key policy: add this statement to it before deploying, or creating the log group "
-    "fails. Source: https://docs.aws.amazon.com/AmazonCloudWatch/latest/logs/encrypt-log-data-kms.html"
-)
-
-
 def user_context_review(tenant: Tenant) -> dict[str, Any]:
     """The tenant's user_context: whose session names become user ids (with the trust-policy caveat)."""
     review: dict[str, Any] = {"mode": tenant.user_context}
@@ -67,47 +56,35 @@ def user_context_review(tenant: Tenant) -> dict[str, Any]:
     return review
 
 
-def partition_for(region: str) -> str:
-    if region.startswith("cn-"):
-        return "aws-cn"
-    if region.startswith("us-gov-"):
-        return "aws-us-gov"
-    return "aws"
-
-
-def review(project: Project, tenant_name: str) -> dict[str, Any]:
-    """The execution role, the invoker policy and the URL permissions of one tenant, as dicts."""
-    from policies.endpoint_role import WILDCARD_REASONS, endpoint_role_policy, inputs_for
+def review(project: Project, tenant_name: str, features: Features | None = None) -> dict[str, Any]:
+    """The execution role, the invoker policy, the URL permissions, the knowledge bases' roles and
+    policies of one tenant, then each enabled feature's sections, as dicts. `features`: the registry
+    (features/registry.py); tests pass their own."""
+    from features.endpoint_plan import endpoint_plan, planned_refs
+    from features.registry import FEATURES, enabled_features
+    from features.review_context import ReviewContext, log_key_review, why_wildcards
+    from policies.endpoint_role import endpoint_role_policy
     from policies.invoker import invoker_policy, url_permissions
 
-    environment, tenant = project.environment, project.tenants[tenant_name]
-    partition, region = partition_for(environment.region), environment.region
-    account = environment.account or "<account>"
-
-    def arn(service: str, resource: str) -> str:
-        return f"arn:{partition}:{service}:{region}:{account}:{resource}"
-
-    function_arn = arn("lambda", f"function:{endpoint_function_name(project.env_name, tenant_name)}")
-    kb_arns = {kb.alias: arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases}
-    log_group_arn = arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}")
-    role_policy = endpoint_role_policy(
-        inputs_for(
-            environment,
-            tenant,
-            knowledge_base_arns=list(kb_arns.values()),
-            log_group_arn=log_group_arn,
-            guardrail_arn=arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None,
-            cache_table_arn=arn("dynamodb", f"table/{cache_table_name(project.env_name, tenant_name)}")
-            if tenant.cache is not None
-            else None,
-            tenant_name=tenant_name,
-        )
+    registry = FEATURES if features is None else features
+    context = ReviewContext.of(project, tenant_name)
+    tenant, enabled = context.scope.tenant, enabled_features(context.scope, registry)
+    plan = endpoint_plan(
+        context.scope,
+        knowledge_bases=_knowledge_base_refs(context),
+        log_group_arn=context.endpoint_log_group_arn,
+        guardrail=_guardrail_ref(context),
+        refs=planned_refs(context, registry),
+        features=registry,
     )
-    return {
+    role_policy = endpoint_role_policy(plan.role)
+    readers = [context.role("endpoint-role"), *(arn for feature in enabled for arn in feature.review_readers(context))]
+    function_arn = context.arn("lambda", f"function:{endpoint_function_name(project.env_name, tenant_name)}")
+    sections: dict[str, Any] = {
         "environment": project.env_name,
         "tenant": tenant_name,
         "endpoint_execution_role": role_policy,
-        "why_wildcards": _why_wildcards(role_policy, WILDCARD_REASONS),
+        "why_wildcards": why_wildcards(role_policy, dict(plan.wildcard_reasons)),
         "invoker_managed_policy": {
             "name": invoke_policy_name(project.env_name, tenant_name),
             "document": invoker_policy(function_arn),
@@ -119,85 +96,29 @@ def review(project: Project, tenant_name: str) -> dict[str, Any]:
             for invoker in tenant.invokers
             for permission in url_permissions(invoker.arn)
         ],
-        "knowledge_base_roles": {
-            kb.alias: _knowledge_base_role(kb, partition, region, account) for kb in tenant.knowledge_bases
-        },
-        "knowledge_base_resource_policies": _knowledge_base_policies(
-            tenant, kb_arns, _reader_roles(tenant, partition, account)
-        ),
-        **_log_key_review(environment, log_group_arn),
-        **({"mcp_gateway": _gateway(project, tenant_name, tenant.gateway, arn)} if tenant.gateway else {}),
-        **front_door_review(project, tenant_name, partition, region, account),  # client/front_door_review.py
-        **agent_review(project, tenant_name, partition, region, account),  # client/agent_review.py
+        "knowledge_base_roles": {kb.alias: _knowledge_base_role(kb, context) for kb in tenant.knowledge_bases},
+        "knowledge_base_resource_policies": _knowledge_base_policies(tenant, context.knowledge_base_arns, readers),
+        **log_key_review(project.environment, context.endpoint_log_group_arn),
     }
+    for feature in enabled:
+        sections.update(feature.review(context))
+    return sections
 
 
-def _why_wildcards(policy: dict[str, Any], reasons: dict[str, str]) -> dict[str, str]:
-    """The written reason of each statement of `policy` that has a wildcard resource."""
-    sids = {statement["Sid"] for statement in policy["Statement"]}
-    return {sid: reason for sid, reason in reasons.items() if sid in sids}
+def _knowledge_base_refs(context: ReviewContext) -> list[KnowledgeBaseRef]:
+    from contract.resource_refs import KnowledgeBaseRef
+
+    return [
+        KnowledgeBaseRef(kb.alias, kb.description, f"<kb:{kb.alias}:id>", context.knowledge_base_arns[kb.alias])
+        for kb in context.scope.tenant.knowledge_bases
+    ]
 
 
-def _reader_roles(tenant: Tenant, partition: str, account: str) -> list[str]:
-    """The roles the knowledge bases' resource policies admit: the endpoint's, the MCP gateway's and the
-    agent action function's (each only when the tenant has one)."""
-    roles = [f"arn:{partition}:iam::{account}:role/<endpoint-role>"]
-    if tenant.gateway is not None:
-        roles.append(f"arn:{partition}:iam::{account}:role/<mcp-gateway-role>")
-    if tenant.agent is not None:
-        roles.append(f"arn:{partition}:iam::{account}:role/<agent-action-function-role>")
-    return roles
+def _guardrail_ref(context: ReviewContext) -> GuardrailRef | None:
+    from contract.resource_refs import GuardrailRef
 
-
-def _gateway(project: Project, tenant_name: str, config: McpGateway, arn: Callable[[str, str], str]) -> dict[str, Any]:
-    """The tenant's MCP gateway (policies/gateway_role.py): execution role and trust, interceptor role,
-    who may invoke it, and how its interceptor decides whose documents a call reads."""
-    from policies.endpoint_role import inputs_for
-    from policies.gateway_role import (
-        GATEWAY_WILDCARD_REASONS,
-        GatewayRoleInputs,
-        gateway_invoker_policy,
-        gateway_resource_policy,
-        gateway_role_policy,
-        gateway_trust_policy,
-        interceptor_role_policy,
-    )
-
-    environment, tenant = project.environment, project.tenants[tenant_name]
-    partition = partition_for(environment.region)
-    kb_arns = [arn("bedrock", f"knowledge-base/<kb:{kb.alias}:id>") for kb in tenant.knowledge_bases]
-    guardrail = arn("bedrock", "guardrail/<guardrail:id>") if tenant.guardrail is not None else None
-    models = inputs_for(environment, tenant, knowledge_base_arns=kb_arns, log_group_arn="-", guardrail_arn=guardrail)
-    role = gateway_role_policy(GatewayRoleInputs(kb_arns, arn("lambda", "function:<interceptor-function>"), models))
-    gateway_arn = arn("bedrock-agentcore", "gateway/<gateway:id>")
-    log_group = arn("logs", f"log-group:{endpoint_log_group_name(project.env_name, tenant_name)}-mcp-interceptor")
-    iam_callers = config.authorizer == "AWS_IAM"
-    return {
-        "authorizer": config.authorizer,
-        "execution_role": role,
-        "execution_role_trust": gateway_trust_policy(partition, environment.region, environment.account or "<account>"),
-        "why_wildcards": _why_wildcards(role, GATEWAY_WILDCARD_REASONS),
-        "interceptor_role": interceptor_role_policy(log_group),
-        "invoker_managed_policy": gateway_invoker_policy(gateway_arn) if iam_callers else None,
-        "resource_policy": (
-            gateway_resource_policy(gateway_arn, [i.arn for i in tenant.invokers])
-            if iam_callers and tenant.invokers
-            else None
-        ),
-        "jwt": config.jwt.model_dump() if config.jwt else None,
-        "user_context": {
-            "mode": tenant.user_context,
-            "from": f"the verified token's '{config.jwt.user_claim}' claim"
-            if config.jwt
-            else "nothing (user_context: none)",
-        },
-        "rate_limit_per_caller_per_minute": config.requests_per_minute,
-        **(
-            {"interceptor_log_group_key": _log_key_review(environment, log_group)["log_group_key"]}
-            if environment.log_kms_key_arn
-            else {}
-        ),
-    }
+    arn = context.guardrail_arn
+    return GuardrailRef("<guardrail:id>", arn, "<guardrail:version>") if arn is not None else None
 
 
 def _knowledge_base_policies(tenant: Tenant, kb_arns: dict[str, str], reader_role_arns: list[str]) -> dict[str, Any]:
@@ -218,26 +139,12 @@ def _knowledge_base_policies(tenant: Tenant, kb_arns: dict[str, str], reader_rol
     }
 
 
-def _log_key_review(environment: Environment, log_group_arn: str) -> dict[str, Any]:
-    """With log_kms_key_arn: the statement its key policy must hold (the project cannot add it: the key is imported)."""
-    if not environment.log_kms_key_arn:
-        return {}
-    from policies.log_key import log_group_key_statement
-
-    return {
-        "log_group_key": {
-            "key_arn": environment.log_kms_key_arn,
-            "note": LOG_KEY_NOTE,
-            "key_policy_statement_to_add": log_group_key_statement(environment.region, log_group_arn),
-        }
-    }
-
-
-def _knowledge_base_role(kb: KnowledgeBase, partition: str, region: str, account: str) -> dict[str, Any]:
+def _knowledge_base_role(kb: KnowledgeBase, context: ReviewContext) -> dict[str, Any]:
     """The service role of one knowledge base, from the same builder the construct calls
     (policies/knowledge_base_role.py); the tenant's generated bucket name is a placeholder."""
     from policies.knowledge_base_role import inputs_for, knowledge_base_role_policy, knowledge_base_trust_policy
 
+    partition, region, account = context.partition, context.region, context.account
     documents = f"arn:{partition}:s3:::<documents-bucket>"
     inputs = inputs_for(kb, partition=partition, region=region, account=account, documents_bucket_arn=documents)
     return {
@@ -251,7 +158,8 @@ def _knowledge_base_role(kb: KnowledgeBase, partition: str, region: str, account
 @config_option
 @click.option("--tenant", "tenant_name", required=True, help="Tenant: config/tenants/<tenant>.yaml.")
 def command(env_name: str, config_dir: Path, tenant_name: str) -> None:
-    """Print a tenant's IAM as JSON: endpoint role, invoker policy, URL permissions, KB roles, MCP gateway."""
+    """Print a tenant's IAM as JSON: endpoint role, invoker policy, URL permissions, KB roles, and each
+    enabled feature's roles."""
     project = load_or_exit(config_dir, env_name)
     if tenant_name not in project.tenants:
         click.echo(

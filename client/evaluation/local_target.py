@@ -45,6 +45,20 @@ def _knowledge_bases(emulator: Any) -> list[dict[str, Any]]:
         return json.loads(response.read())
 
 
+def _aliases(config_dir: Path, env_name: str, tenant: str | None) -> list[str]:
+    """The tenant's knowledge-base aliases ([] without a tenant, or when the config cannot say)."""
+    if tenant is None:
+        return []
+    from schema import ConfigError, load_project
+
+    try:
+        project = load_project(config_dir, env_name)
+    except ConfigError:
+        return []  # reported with its file and field when the settings are built
+    config = project.tenants.get(tenant)
+    return [kb.alias for kb in config.knowledge_bases] if config is not None else []
+
+
 def _free_port() -> int:
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
@@ -77,26 +91,33 @@ def serve_endpoint(settings: TenantSettings, emulator: Any, log_path: Path) -> I
 
 
 @contextlib.contextmanager
-def local_endpoint(config_dir: Path, log_path: Path, env_name: str = "dev", tenant: str | None = None) -> Iterator[str]:
-    """Starts the emulator (sample corpus, no delay) and the endpoint; yields the endpoint URL."""
+def local_endpoint(
+    config_dir: Path, log_path: Path, env_name: str = "dev", tenant: str | None = None, corpus_dir: Path | None = None
+) -> Iterator[str]:
+    """Starts the emulator (the sample corpus or `corpus_dir`, no delay; a tenant's alias without a
+    folder served empty) and the endpoint; yields the endpoint URL."""
     from local.emulator import CorpusError, kb_id_for, start_emulator
 
     try:
-        emulator = start_emulator(port=0, delay_ms=0)
+        emulator = start_emulator(
+            port=0, corpus_dir=corpus_dir, delay_ms=0, empty_knowledge_bases=_aliases(config_dir, env_name, tenant)
+        )
     except (CorpusError, OSError) as error:
         raise LocalTargetError(f"cannot start the emulator: {error}") from None
     try:
         if tenant is None:
             settings = corpus_settings(emulator)
         else:
+            from client.local_guardrail import register_tenant_guardrail
             from client.local_settings import LocalSettingsError, tenant_settings
             from schema import ConfigError, load_project
 
             try:
-                settings = tenant_settings(
-                    load_project(config_dir, env_name), tenant, kb_id_for, emulator.knowledge_bases
-                )
-            except (ConfigError, LocalSettingsError) as error:
+                project = load_project(config_dir, env_name)
+                settings = tenant_settings(project, tenant, kb_id_for, emulator.knowledge_bases)
+                guardrail = project.tenants[tenant].guardrail
+                register_tenant_guardrail(emulator, guardrail, settings.guardrail_id, settings.guardrail_version)
+            except (ConfigError, LocalSettingsError, ValueError) as error:
                 raise LocalTargetError(str(error)) from None
         from client.local_agent import local_agent
 

@@ -56,6 +56,9 @@ def summarize(pairs: Sequence[tuple[EvalItem, Record]], ks: Sequence[int]) -> di
         "abstention": _round(mean(1.0 if r.abstained else 0.0 for _, r in unanswerable)),
         "falseAbstention": _round(mean(1.0 if r.abstained else 0.0 for _, r in answerable if r.error is None)),
         "iterations": _round(mean(r.iterations for r in ok if r.iterations is not None), 2),
+        # Share of requests whose planner judged its evidence sufficient (stop reason `complete`).
+        "completeStop": _round(mean(1.0 if r.stop_reason == "complete" else 0.0 for r in ok)),
+        "citedSources": _round(mean(float(r.cited) for r in ok if r.answer), 2),
         "timeToFirstEventMsP50": _round(
             percentile((r.time_to_first_event_ms for r in ok if r.time_to_first_event_ms is not None), 50), 1
         ),

@@ -2,7 +2,8 @@
 
 Each finished pair is appended as one JSON line to `<out>/records.jsonl` the moment it ends, so an
 interrupted run loses at most the pairs in flight: the next run skips pairs already recorded for
-the same question and labels (the item's fingerprint) and retries pairs that ended in an error.
+the same question and labels (the item's fingerprint) against the same target and retrieval
+settings (target_key.py), and retries pairs that ended in an error.
 The runner never knows about HTTP: it calls a `query(item, mode)` function that yields the
 endpoint's typed events (contract/events.py).
 """
@@ -35,10 +36,12 @@ class Record:
     id: str
     mode: str
     fingerprint: str
+    target: str = ""  # target_key.target_key(): where and under which retrieval settings it was asked
     documents: list[str] = field(default_factory=list)  # distinct documents, in result order
     gold_ranks: list[int | None] = field(default_factory=list)
     relevant: list[bool] = field(default_factory=list)
     result_count: int = 0
+    cited: int = 0  # distinct results the answer cites
     answer: str | None = None
     abstained: bool = False
     routed_mode: str | None = None  # the `done` event's mode: for `auto`, the path it took
@@ -61,9 +64,11 @@ class Record:
         return cls(**{name: data[name] for name in cls.__dataclass_fields__ if name in data})
 
 
-def collect(item: EvalItem, mode: str, query: QueryFn, clock: Callable[[], float] = time.perf_counter) -> Record:
+def collect(
+    item: EvalItem, mode: str, query: QueryFn, clock: Callable[[], float] = time.perf_counter, target: str = ""
+) -> Record:
     """Asks one question in one mode and judges what came back. Never raises for a failed request."""
-    record = Record(item.id, mode, item.fingerprint(), gold_ranks=[None] * item.gold_count)
+    record = Record(item.id, mode, item.fingerprint(), target, gold_ranks=[None] * item.gold_count)
     start = clock()
     result: ResultEvent | None = None
     done: DoneEvent | None = None
@@ -100,6 +105,7 @@ def collect(item: EvalItem, mode: str, query: QueryFn, clock: Callable[[], float
         record.documents = [document.key for document in ranking]
         record.gold_ranks, record.relevant = list(judged.gold_ranks), list(judged.relevant)
         record.result_count = len(result.results)
+        record.cited = len({index for citation in result.citations for index in citation.results})
         answer = result.answer if result.answer is not None else ("".join(answer_parts) if answer_parts else None)
         record.answer = answer[:MAX_STORED_ANSWER] if answer is not None else None
         record.note = result.note
@@ -126,14 +132,20 @@ def load_records(path: Path) -> dict[tuple[str, str], Record]:
 
 
 def pending(
-    items: Sequence[EvalItem], modes: Sequence[str], done: dict[tuple[str, str], Record]
+    items: Sequence[EvalItem], modes: Sequence[str], done: dict[tuple[str, str], Record], target: str = ""
 ) -> list[tuple[EvalItem, str]]:
-    """Pairs still to ask: never recorded, recorded for other labels, or recorded as an error."""
+    """Pairs still to ask: never recorded, recorded for other labels, another target or other
+    retrieval settings, or recorded as an error."""
     todo = []
     for item in items:
         for mode in modes:
             record = done.get((item.id, mode))
-            if record is None or record.fingerprint != item.fingerprint() or record.error is not None:
+            if (
+                record is None
+                or record.fingerprint != item.fingerprint()
+                or record.target != target
+                or record.error is not None
+            ):
                 todo.append((item, mode))
     return todo
 
@@ -146,6 +158,7 @@ def run_evaluation(
     concurrency: int = 4,
     on_start: Callable[[int, int], None] | None = None,
     on_record: Callable[[Record], None] | None = None,
+    target: str = "",
 ) -> list[Record]:
     """Asks what is pending, `concurrency` at a time; returns one record per (item, mode), in order.
 
@@ -156,7 +169,7 @@ def run_evaluation(
     out_dir.mkdir(parents=True, exist_ok=True)
     path = out_dir / RECORDS_FILE
     records = load_records(path)
-    todo = pending(items, modes, records)
+    todo = pending(items, modes, records, target)
     if on_start:
         on_start(len(items) * len(modes), len(items) * len(modes) - len(todo))
     with path.open("a", encoding="utf-8") as sink, ThreadPoolExecutor(concurrency) as pool:
@@ -165,7 +178,7 @@ def run_evaluation(
         try:
             while True:
                 while len(running) < concurrency and (pair := next(queue, None)) is not None:
-                    running.add(pool.submit(collect, pair[0], pair[1], query))
+                    running.add(pool.submit(collect, pair[0], pair[1], query, time.perf_counter, target))
                 if not running:
                     break
                 finished, running = wait(running, return_when=FIRST_COMPLETED)

@@ -7,9 +7,13 @@ Shapes (Bedrock user guide agents-lambda; ledger in docs/facts-and-decisions.md)
 - response: {messageVersion, response {actionGroup, function, functionResponse {responseState?
   (FAILURE | REPROMPT), responseBody {TEXT {body}}}}, sessionAttributes?, promptSessionAttributes?}
 
-The end user's id is read from `sessionAttributes` only: they are set by whoever calls InvokeAgent
-(IAM-limited to the tenant's trusted invokers when documents carry ACLs), never by the model, so a
-prompt cannot choose them. `parameters` come from the model and never carry identity.
+The end user's id is read from `promptSessionAttributes.userId` only: attributes are set by whoever
+calls InvokeAgent (IAM-limited to the tenant's trusted invokers when documents carry ACLs), never by
+the model, so a prompt cannot choose them; and prompt session attributes last one turn (one
+InvokeAgent call), while `sessionAttributes` persist for the whole session (ledger, "Agents for
+Amazon Bedrock"). So the end user is stated on every turn, and a turn that states nobody is not
+answered as whoever an earlier turn named. A `userId` in `sessionAttributes` is refused: it would
+outlive its turn. `parameters` come from the model and never carry identity.
 """
 
 from __future__ import annotations
@@ -24,7 +28,7 @@ ACTION_GROUP_NAME = "knowledge"
 FUNCTION_NAME = "search_knowledge"
 QUESTION_PARAMETER = "question"
 KNOWLEDGE_BASES_PARAMETER = "knowledge_bases"
-USER_ID_ATTRIBUTE = "userId"  # sessionState.sessionAttributes key a trusted invoker sets
+USER_ID_ATTRIBUTE = "userId"  # sessionState.promptSessionAttributes key a trusted invoker sets on every turn
 FAILURE, REPROMPT = "FAILURE", "REPROMPT"
 
 # The function-details schema of the action group (AWS::Bedrock::Agent FunctionSchema, cfn-lint).
@@ -62,7 +66,8 @@ class FunctionEvent:
     action_group: str
     function: str
     parameters: dict[str, str]
-    session_attributes: dict[str, str] = field(default_factory=dict)
+    session_attributes: dict[str, str] = field(default_factory=dict)  # the session's, persisting
+    prompt_session_attributes: dict[str, str] = field(default_factory=dict)  # this turn's only
     message_version: str = MESSAGE_VERSION
 
 
@@ -86,6 +91,7 @@ def parse_event(event: Any) -> FunctionEvent:
         function=event["function"],
         parameters=parameters,
         session_attributes=_string_map(event.get("sessionAttributes")),
+        prompt_session_attributes=_string_map(event.get("promptSessionAttributes")),
         message_version=version if isinstance(version, str) else MESSAGE_VERSION,
     )
 

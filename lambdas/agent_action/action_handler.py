@@ -60,10 +60,25 @@ def _run(event: FunctionEvent, settings: TenantSettings, client: Any, max_bytes:
     question = event.parameters.get(QUESTION_PARAMETER)
     if not question or not question.strip():
         raise ActionError(REPROMPT, f"'{QUESTION_PARAMETER}' is required: pass the user's question")
-    # Identity first (fail closed), from session attributes only: never from parameters or the prompt.
-    user_id = user_id_for(settings, event.session_attributes.get(USER_ID_ATTRIBUTE))
+    # Identity first (fail closed), from this turn's prompt session attributes only: never from
+    # parameters, the prompt, or a session attribute an earlier turn left behind.
+    user_id = user_id_for(settings, turn_user_id(event))
     query = build_query(question, requested_knowledge_bases(event.parameters.get(KNOWLEDGE_BASES_PARAMETER)), settings)
     return render(search(client, settings, query, user_id, deadline), max_bytes)
+
+
+def turn_user_id(event: FunctionEvent) -> str | None:
+    """The end user this turn states (`promptSessionAttributes.userId`), or None; ActionError(FAILURE)
+    when the session carries a `userId` session attribute, which would name a user for every later turn."""
+    persisting = [key for key in event.session_attributes if key.lower() == USER_ID_ATTRIBUTE.lower()]
+    if persisting:
+        raise ActionError(
+            FAILURE,
+            f"user_id_not_allowed: sessionAttributes.{persisting[0]} persists for the whole session, so a later "
+            f"turn would read as that user; start a new session and state the end user on every turn in "
+            f"sessionState.promptSessionAttributes.{USER_ID_ATTRIBUTE}",
+        )
+    return event.prompt_session_attributes.get(USER_ID_ATTRIBUTE)
 
 
 _settings: TenantSettings | None = None

@@ -4,8 +4,9 @@ Everything that decides what is sent is the endpoint's own code, not a copy (DES
 module, several doors): `request.parse_query` validates the question and the aliases against the
 tenant (caps, allowed knowledge bases), `identity.resolve_user_id` applies the tenant's
 user_context rules, `modes.agentic.build_request` builds the call, `translate.Translator` and
-`stop_reason.StopReasonObserver` read the stream. Failures become ActionErrors with messages that
-name no ARN or account (api_errors.classify + redaction).
+`stop_reason.StopReasonObserver` read the stream (checked whole: modes/stream_integrity.py).
+Failures become ActionErrors with messages that name no ARN or account (api_errors.classify +
+redaction).
 """
 
 from __future__ import annotations
@@ -15,8 +16,9 @@ import time
 from typing import Any
 
 from contract.events import ErrorEvent, ResultEvent, TextEvent
+from contract.request_body import user_id_problem
 from contract.settings import TenantSettings
-from lambdas.agent_action.action_contract import FAILURE, REPROMPT, ActionError
+from lambdas.agent_action.action_contract import FAILURE, REPROMPT, USER_ID_ATTRIBUTE, ActionError
 from lambdas.agent_action.search_report import SearchReport, Source
 from lambdas.endpoint import api_errors
 from lambdas.endpoint.api_errors import ApiError
@@ -24,13 +26,14 @@ from lambdas.endpoint.identity import Caller, resolve_user_id
 from lambdas.endpoint.modes import agentic
 from lambdas.endpoint.redaction import redact
 from lambdas.endpoint.request import Query, parse_query
+from lambdas.endpoint.run_stats import RunStats
 from lambdas.endpoint.stop_reason import StopReasonObserver
 from lambdas.endpoint.translate import Translator
 
 # The action group's caller, as the identity rules see it: the agent vouches for nobody by name.
 # With user_context `trusted`, IAM lets only the tenant's trusted invokers call InvokeAgent on the
-# alias (cdk_constructs/bedrock_agent.py), so the session attribute they set is a trusted caller's
-# userId; the function cannot see which one, hence this single principal.
+# alias (cdk_constructs/bedrock_agent.py), so the turn's `userId` prompt session attribute is a trusted
+# caller's; the function cannot see which one, hence this single principal.
 AGENT_CALLER = Caller(arn="bedrock-agent", account_id="", principal="bedrock-agent", name=None, kind="agent")
 # ApiError codes that the model can fix by calling again differently (REPROMPT); the rest FAIL.
 _REPROMPT_CODES = frozenset({"invalid_request", "limit_exceeded", "knowledge_base_not_allowed"})
@@ -47,11 +50,15 @@ def build_query(question: str, knowledge_bases: list[str] | None, settings: Tena
         raise ActionError(REPROMPT if error.code in _REPROMPT_CODES else FAILURE, error.message) from None
 
 
-def user_id_for(settings: TenantSettings, session_user_id: str | None) -> str | None:
-    """The endpoint's identity rules with the agent as caller; ActionError(FAILURE) when refused."""
+def user_id_for(settings: TenantSettings, stated_user_id: str | None) -> str | None:
+    """The endpoint's identity rules with the agent as caller; ActionError(FAILURE) when refused. The
+    user id itself follows the rule every door applies (contract/request_body.py)."""
+    problem = None if stated_user_id is None else user_id_problem(stated_user_id)
+    if problem is not None:
+        raise ActionError(FAILURE, f"invalid_user_id: the {USER_ID_ATTRIBUTE} attribute {problem}")
     trusted = [AGENT_CALLER.principal] if settings.user_context == "trusted" else []
     try:
-        return resolve_user_id(settings.user_context, AGENT_CALLER, session_user_id, trusted)
+        return resolve_user_id(settings.user_context, AGENT_CALLER, stated_user_id, trusted)
     except ApiError as error:
         raise ActionError(FAILURE, f"{error.code}: {error.message}") from None
 
@@ -69,7 +76,7 @@ def search(
     result: ResultEvent | None = None
     upstream = None
     try:
-        upstream = agentic.open(client, agentic.build_request(query, settings, user_id), translator)
+        upstream = agentic.open(client, agentic.build_request(query, settings, user_id), translator, settings)
         for event in upstream:
             if deadline is not None and time.monotonic() > deadline:
                 raise ActionError(
@@ -90,13 +97,12 @@ def search(
     finally:
         if upstream is not None:
             upstream.close()
-    return _report(result, answer_parts, stop.reason("agentic"), translator)
+    return _report(result, answer_parts, stop.reason("agentic"), upstream.stats)
 
 
-def _report(result: ResultEvent | None, parts: list[str], stop_reason: str, translator: Translator) -> SearchReport:
+def _report(result: ResultEvent | None, parts: list[str], stop_reason: str, stats: RunStats) -> SearchReport:
     if result is None:
         raise ActionError(FAILURE, "the retrieval stream ended without a result; nothing to report")
-    stats = translator.stats
     reason = None if stop_reason == "complete" else stop_reason
     if stats.sources_failed:
         failed = ", ".join(stats.failed_knowledge_bases) or "a knowledge base"

@@ -14,6 +14,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field, replace
 
 from contract.events import ErrorEvent
+from lambdas.endpoint.modes.stream_integrity import StreamBroken
 from lambdas.endpoint.redaction import redact
 
 
@@ -139,6 +140,10 @@ def access_denied_message(upstream_message: str, alias_of: Mapping[str, str] | N
 
 def classify(error: BaseException, alias_of: Mapping[str, str] | None = None) -> UpstreamFailure:
     """What an exception from the upstream call or stream means for the caller (and for the logs)."""
+    if isinstance(error, ApiError):  # a wrapper's own answer (upstream_chain.py), e.g. a quota's 429
+        return UpstreamFailure(error.status, error.code, error.message, error.status in (429, 503), error.detail)
+    if isinstance(error, StreamBroken):  # incomplete or malformed, though no socket failed
+        return replace(_BROKEN, detail=str(error))
     code = error_code_of(error)
     if code in _INSTRUCTION_CODES and _NAMES_INSTRUCTION.search(upstream_message_of(error)):
         return _INSTRUCTION_NOT_ACTIVE
@@ -150,13 +155,14 @@ def classify(error: BaseException, alias_of: Mapping[str, str] | None = None) ->
             return replace(_BAD_NEXT_TOKEN, detail=failure.detail)
         return failure
     # Imported here: only failing requests pay for botocore's exception module lookups.
+    from botocore.eventstream import ParserError
     from botocore.exceptions import ConnectionError as BotoConnectionError
     from botocore.exceptions import HTTPClientError, ReadTimeoutError
     from urllib3.exceptions import HTTPError as Urllib3Error
 
     if is_connection_failure(error) or isinstance(error, BotoConnectionError | ReadTimeoutError):
         return replace(_UNREACHABLE, detail=str(error))
-    if isinstance(error, HTTPClientError | Urllib3Error | OSError):
+    if isinstance(error, HTTPClientError | Urllib3Error | OSError | ParserError):  # ParserError: a corrupted frame
         return replace(_BROKEN, detail=str(error))
     return _INTERNAL
 
@@ -178,6 +184,8 @@ def api_error_for(
 ) -> ApiError:
     """`Retry-After` on every answer that retrying later can fix (429 throttled, 503 unreachable
     or unavailable): the client's retry waits at least as long as the endpoint's own did."""
+    if isinstance(error, ApiError):
+        return error
     failure = classify(error, alias_of)
     headers = {"Retry-After": str(retry_after_seconds)} if failure.retryable and failure.status in (429, 503) else {}
     return ApiError(failure.status, failure.code, failure.message, headers, detail=failure.detail)

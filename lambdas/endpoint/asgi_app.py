@@ -22,7 +22,8 @@ from lambdas.endpoint import identity
 from lambdas.endpoint.api_errors import internal_api_error
 from lambdas.endpoint.local_front_door import LocalApiGateway
 from lambdas.endpoint.logs import logger
-from lambdas.endpoint.query import Service, handle_query
+from lambdas.endpoint.request_pipeline import handle_query
+from lambdas.endpoint.service import Service
 from lambdas.endpoint.snapstart import add_snapstart_hooks
 from lambdas.endpoint.upstream import shared_client
 

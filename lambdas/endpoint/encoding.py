@@ -24,8 +24,9 @@ def _json(data: dict[str, Any]) -> str:
 class Encoder:
     media_type: str
 
-    def encode(self, event: Event) -> bytes:
-        body = event_to_dict(event)
+    def encode(self, event: Event, body: dict[str, Any] | None = None) -> bytes:
+        """The event's frame; `body` is its event_to_dict when the caller already has it."""
+        body = event_to_dict(event) if body is None else body
         if self.media_type == NDJSON:
             return (_json({"type": event.type, **body}) + "\n").encode("utf-8")
         return f"event: {event.type}\ndata: {_json(body)}\n\n".encode()

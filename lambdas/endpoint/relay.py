@@ -23,6 +23,7 @@ from typing import Any, Literal
 from contract.events import Event
 from lambdas.endpoint.modes import Upstream
 from lambdas.endpoint.retry import Backoff, RetryPolicy
+from lambdas.endpoint.run_stats import RunStats
 from lambdas.endpoint.upstream import CallScope, scoped
 
 _END = object()
@@ -73,8 +74,11 @@ class Relay:
         remaining = self.deadline - time.monotonic()
         if remaining <= 0:
             return DEADLINE
+        if not self._queue.empty():  # already here: no timer, no task (wait_for makes one per call)
+            return self._queue.get_nowait()
         try:
-            return await asyncio.wait_for(self._queue.get(), remaining)
+            async with asyncio.timeout(remaining):
+                return await self._queue.get()
         except TimeoutError:
             return DEADLINE
 
@@ -89,8 +93,11 @@ class Relay:
             upstream.close()
 
     @property
-    def stats(self) -> Any:
-        return self._upstream.stats if self._upstream is not None else None
+    def stats(self) -> RunStats | None:
+        """The opened upstream's statistics (None: nothing was opened); read by `finish`."""
+        with self._lock:
+            upstream = self._upstream
+        return upstream.stats if upstream is not None else None
 
     # -- worker side --------------------------------------------------------------------------
     def _put(self, item: Item) -> None:

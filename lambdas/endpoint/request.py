@@ -1,8 +1,9 @@
 """The edge: turns an HTTP request into a validated `Query`, or an ApiError naming what is wrong.
 
-Pydantic checks shapes and types (strict: `"3"` is not a number, unknown fields are errors so a
-typo or a spoofed `caller` never passes silently); the tenant's rules (aliases, caps) come after.
-Before pydantic, the JSON itself is held to RFC 8259 where Python's parser is lenient: UTF-8 only
+contract/request_body.py checks shapes and types (strict: `"3"` is not a number, unknown fields
+are errors so a typo or a spoofed `caller` never passes silently); the tenant's rules (aliases,
+caps) come after.
+Before that, the JSON itself is held to RFC 8259 where Python's parser is lenient: UTF-8 only
 (json.loads would guess UTF-16/32), no NaN/Infinity (not JSON; they would reach Bedrock inside a
 filter), no key twice in one object (json.loads keeps the last, so two readers could disagree).
 Everything behind this module works on the plain `Query` dataclass.
@@ -13,18 +14,14 @@ from __future__ import annotations
 import json
 from collections.abc import Collection
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from pydantic import ValidationError
-
-from contract.request_body import QueryBody
+from contract.enums import MODES, Mode
+from contract.request_body import FIELDS, Body, BodyError, validate_body
 from contract.settings import TenantSettings
 from lambdas.endpoint.api_errors import ApiError
 from lambdas.endpoint.conversation import MemoryBinding
 from lambdas.endpoint.filters import FilterError, validate_filter
-
-if TYPE_CHECKING:
-    from pydantic_core import ErrorDetails
 
 JSON_MEDIA_TYPES = ("application/json",)
 
@@ -39,7 +36,7 @@ class Query:
     max_agent_iteration: int
     max_results: int
     filter: dict[str, Any] | None
-    mode: str
+    mode: Mode
     user_id: str | None  # as sent; identity.py decides whether it may be used
     cache_bypass: bool = False  # the request asked not to use the result cache
     next_token: str | None = None  # agentic mode only: the page to fetch
@@ -70,13 +67,12 @@ def body_timeout(seconds: float) -> ApiError:
     return ApiError(408, "body_timeout", f"the request body did not arrive within {seconds:g} s; send it at once")
 
 
-def _field_message(error: ErrorDetails) -> str:
-    location = ".".join(str(part) for part in error["loc"]) or "body"
-    if error["type"] == "extra_forbidden":
-        allowed = ", ".join(QueryBody.model_fields)
+def _field_message(error: BodyError) -> str:
+    location = error.location or "body"
+    if error.unknown_field:
+        allowed = ", ".join(FIELDS)
         return f"unknown field '{location}'; allowed fields: {allowed}"
-    message = error["msg"].removeprefix("Value error, ")
-    return f"field '{location}': {message}"
+    return f"field '{location}': {error.message}"
 
 
 class _DuplicateKey(ValueError):
@@ -139,18 +135,26 @@ def _knowledge_bases(requested: list[str] | None, settings: TenantSettings) -> t
     return tuple(alias for alias in aliases if alias in requested)
 
 
-def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -> Query:
-    """Validates a JSON body against the contract and the tenant; raises ApiError (4xx) otherwise."""
+def _mode(value: str, allowed: Collection[str]) -> Mode:
+    if value not in MODES or value not in allowed:
+        choices = ", ".join(sorted(mode for mode in MODES if mode in allowed))
+        raise ApiError(400, "invalid_request", f"field 'mode': '{value}' is not one of: {choices}")
+    return value
+
+
+def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str] = MODES) -> Query:
+    """Validates a JSON body against the contract and the tenant; raises ApiError (4xx) otherwise.
+
+    `mode` must be one of contract.enums.MODES (and of `modes`, for a door that offers fewer)."""
     data = _load_json(body)
     try:
-        parsed = QueryBody.model_validate(data)
-    except ValidationError as error:
-        raise ApiError(400, "invalid_request", _field_message(error.errors()[0])) from None
+        parsed = validate_body(data)
+    except BodyError as error:
+        raise ApiError(400, "invalid_request", _field_message(error)) from None
     if (parsed.question is None) == (parsed.messages is None):
         raise ApiError(400, "invalid_request", "send exactly one of 'question' or 'messages'")
-    mode = settings.routing.default_mode if parsed.mode is None else parsed.mode  # "" is a wrong mode, not none
-    if mode not in modes:
-        raise ApiError(400, "invalid_request", f"field 'mode': '{mode}' is not one of: {', '.join(sorted(modes))}")
+    # "" is a wrong mode, not none
+    mode = _mode(settings.routing.default_mode if parsed.mode is None else parsed.mode, modes)
     if parsed.nextToken is not None and mode != "agentic":
         raise ApiError(400, "invalid_request", "field 'nextToken': pages are only fetched with mode 'agentic'")
     _check_session(parsed, mode)
@@ -179,7 +183,7 @@ def parse_query(body: bytes, settings: TenantSettings, modes: Collection[str]) -
     )
 
 
-def _check_session(parsed: QueryBody, mode: str) -> None:
+def _check_session(parsed: Body, mode: str) -> None:
     """A session carries its own history: AgenticRetrieveStream takes history "through the messages
     parameter or through short-term memory, but not both" (botocore model)."""
     if parsed.sessionId is None:

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass
+from typing import Literal
 
 from contract.events import TraceEvent
 from contract.settings import RoutingSettings
@@ -61,7 +62,7 @@ class Signals:
 
 @dataclass(frozen=True)
 class RoutingDecision:
-    mode: str  # retrieve | agentic
+    mode: Literal["retrieve", "agentic"]
     reasons: tuple[str, ...]
     signals: Signals
 

@@ -13,6 +13,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from contract.enums import StopReason
 from contract.events import Event, TraceEvent
 
 PLANNING_STEP = "Planning"
@@ -31,7 +32,7 @@ class StopReasonObserver:
             self.plans += 1
             self.last_plan_searched = bool(event.subQueries)
 
-    def reason(self, mode_taken: str) -> str:
+    def reason(self, mode_taken: str) -> StopReason:
         if mode_taken != "agentic" or self.max_agent_iteration <= 0:
             return "complete"
         if self.plans >= self.max_agent_iteration and self.last_plan_searched:

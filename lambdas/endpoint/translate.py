@@ -29,6 +29,7 @@ from contract.events import (
     TraceEvent,
 )
 from lambdas.endpoint.redaction import redact
+from lambdas.endpoint.run_stats import RunStats
 
 # Metadata keys Bedrock puts on results; the first present one identifies the source document.
 DOCUMENT_ID_KEYS = ("x-amz-bedrock-kb-document-id", "x-amz-bedrock-kb-source-uri")
@@ -42,8 +43,8 @@ CONTENT_TYPES = {"text": "TEXT", "image": "IMAGE", "audio": "AUDIO", "video": "V
 
 
 @dataclass
-class RunStats:
-    """What one request added up to: read by the `done` event, the logs and the metrics."""
+class Tally:
+    """The counts one Translator keeps while the stream runs (its own; others read `Translator.stats`)."""
 
     iterations: int = 0  # distinct Planning steps
     sub_queries: int = 0  # retrieve actions run (each one underlying Retrieve call)
@@ -51,11 +52,9 @@ class RunStats:
     distinct_documents: int = 0
     cited_results: int = 0
     guardrail_interventions: int = 0
-    first_event_at: float | None = None  # monotonic
-    upstream_request_id: str | None = None
-    mode: str | None = None  # the path taken when it differs from the request's (auto -> retrieve | agentic)
     failed_knowledge_bases: list[str] = field(default_factory=list)  # aliases whose retrieval failed
     sources_failed: bool = False  # a retrieval failed (even one that named no knowledge base)
+    next_token: str | None = None  # the result's nextToken: there is another page
 
     def knowledge_bases_failed(self, aliases: Iterable[str]) -> None:
         self.sources_failed = True
@@ -63,7 +62,18 @@ class RunStats:
             if alias not in self.failed_knowledge_bases:
                 self.failed_knowledge_bases.append(alias)
 
-    next_token: str | None = None  # the result's nextToken: there is another page
+    def snapshot(self) -> RunStats:
+        return RunStats(
+            iterations=self.iterations,
+            sub_queries=self.sub_queries,
+            results=self.results,
+            distinct_documents=self.distinct_documents,
+            cited_results=self.cited_results,
+            guardrail_interventions=self.guardrail_interventions,
+            failed_knowledge_bases=tuple(self.failed_knowledge_bases),
+            sources_failed=self.sources_failed,
+            next_token=self.next_token,
+        )
 
 
 @dataclass
@@ -142,8 +152,13 @@ class Translator:
 
     alias_of: Mapping[str, str]  # knowledge-base id -> alias
     started_at: float = field(default_factory=time.monotonic)
-    stats: RunStats = field(default_factory=RunStats)
+    tally: Tally = field(default_factory=Tally)
     _open: dict[str, _OpenStep] = field(default_factory=dict)
+
+    @property
+    def stats(self) -> RunStats:
+        """What the stream added up to so far (a snapshot: the counts stay the translator's)."""
+        return self.tally.snapshot()
 
     def _elapsed_ms(self) -> int:
         return int((time.monotonic() - self.started_at) * 1000)
@@ -152,8 +167,6 @@ class Translator:
         return redact(message, self.alias_of) if isinstance(message, str) else message
 
     def translate(self, upstream: Mapping[str, Any]) -> list[Event]:
-        if self.stats.first_event_at is None:
-            self.stats.first_event_at = time.monotonic()
         if "traceEvent" in upstream:
             return [self._trace(upstream["traceEvent"].get("attributes") or {})]
         if "responseEvent" in upstream:
@@ -177,15 +190,15 @@ class Translator:
                 self._begin(step, retrieve_actions)
                 opened = self._open[step]
             elif retrieve_actions > opened.retrieve_actions and step in RETRIEVAL_STEPS:
-                self.stats.sub_queries += retrieve_actions - opened.retrieve_actions
+                self.tally.sub_queries += retrieve_actions - opened.retrieve_actions
             del self._open[step]
 
     def _begin(self, step: str, retrieve_actions: int) -> None:
         self._open[step] = _OpenStep(step, retrieve_actions)
         if step == "Planning":
-            self.stats.iterations += 1
+            self.tally.iterations += 1
         elif step in RETRIEVAL_STEPS:
-            self.stats.sub_queries += retrieve_actions
+            self.tally.sub_queries += retrieve_actions
 
     def _actions(self, actions: Iterable[Any]) -> _Actions:
         """The trace's actions by kind (retrieve, fullDocumentExpansion, codeExecution, memoryRetrieve)."""
@@ -244,7 +257,7 @@ class Translator:
                     )
                 )
                 if action == "INTERVENED" and status in TERMINAL:
-                    self.stats.guardrail_interventions += 1
+                    self.tally.guardrail_interventions += 1
             plain = warning.get("message")
             if isinstance(plain, dict) and plain.get("message"):
                 messages.append(redact(str(plain["message"]), self.alias_of))
@@ -256,7 +269,7 @@ class Translator:
         actions = self._actions(attributes.get("actions") or [])
         self._count_step(step, status, len(actions.sub_queries))
         if step in RETRIEVAL_STEPS and status == "FAILED":  # a source ran out: the answer is partial
-            self.stats.knowledge_bases_failed(a for sub in actions.sub_queries for a in sub.knowledgeBases)
+            self.tally.knowledge_bases_failed(a for sub in actions.sub_queries for a in sub.knowledgeBases)
         guardrails, warnings = self._warnings(attributes, status)
         applied = attributes.get("appliedInstruction")
         return TraceEvent(
@@ -322,9 +335,9 @@ class Translator:
                     results=indices,
                 )
             )
-        self.stats.results = len(items)
-        self.stats.distinct_documents = len({(i.knowledgeBase, i.documentId or i.text) for i in items})
-        self.stats.cited_results = len(cited)
+        self.tally.results = len(items)
+        self.tally.distinct_documents = len({(i.knowledgeBase, i.documentId or i.text) for i in items})
+        self.tally.cited_results = len(cited)
         token = result.get("nextToken")
-        self.stats.next_token = token if isinstance(token, str) and token else None
+        self.tally.next_token = token if isinstance(token, str) and token else None
         return ResultEvent(results=items, answer=generated.get("answer"), citations=citations)

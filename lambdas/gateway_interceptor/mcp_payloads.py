@@ -19,8 +19,29 @@ from typing import Any
 
 VERSION = "1.0"
 TOOLS_CALL = "tools/call"
-# JSON-RPC 2.0 error codes: -32602 is the spec's "Invalid params"; -32001/-32003 are in the range it
-# reserves for implementation-defined server errors (unauthenticated, forbidden).
+# The client-to-server methods this gateway serves, exactly as spelled (JSON-RPC method names are
+# case-sensitive: `Tools/Call` is another method, refused rather than normalised): the MCP handshake
+# (`initialize`, `notifications/initialized`; `server/discover` for the stateless 2026-07-28
+# revision), `ping`, `notifications/cancelled`, and the tool operations (AgentCore developer guide,
+# gateway-using: ledger, MCP gateway). Prompts and resources are left out: the tenant's targets
+# offer none, so `prompts/get` or `resources/read` could only be probes.
+KNOWN_METHODS = frozenset(
+    {
+        "initialize",
+        "notifications/initialized",
+        "server/discover",
+        "ping",
+        "notifications/cancelled",
+        "tools/list",
+        TOOLS_CALL,
+    }
+)
+# Request headers the interceptor reads a credential from (CUSTOM_JWT: the verified bearer token).
+CREDENTIAL_HEADERS = ("authorization",)
+# JSON-RPC 2.0 error codes: -32601 "Method not found" and -32602 "Invalid params" are the spec's;
+# -32001/-32003 are in the range it reserves for implementation-defined server errors
+# (unauthenticated, forbidden).
+METHOD_NOT_FOUND = -32601
 INVALID_PARAMS = -32602
 UNAUTHENTICATED = -32001
 FORBIDDEN = -32003
@@ -30,10 +51,14 @@ class PayloadError(ValueError):
     """The event is not an MCP interceptor event this code understands."""
 
 
+class DuplicateCredentials(PayloadError):
+    """A credential header arrives more than once (names compare case-insensitively) or not as one string."""
+
+
 @dataclass(frozen=True)
 class GatewayRequest:
     body: dict[str, Any]
-    headers: Mapping[str, str]
+    headers: Mapping[str, Any]  # as the event carries them: keys keep their spelling, values are not coerced
 
     @property
     def method(self) -> str | None:
@@ -56,8 +81,22 @@ class GatewayRequest:
         return params.get("arguments", {}) if isinstance(params, dict) else None
 
     def header(self, name: str) -> str | None:
+        """The one value of header `name`; DuplicateCredentials when a credential header is there more
+        than once (`Authorization` and `authorization` are one header: HTTP names are case-insensitive)
+        or is not a single string. Picking one copy would let an unverified token stand in."""
         wanted = name.lower()
-        return next((value for key, value in self.headers.items() if key.lower() == wanted), None)
+        values = [value for key, value in self.headers.items() if key.lower() == wanted]
+        copies = [item for value in values for item in (value if isinstance(value, list) else [value])]
+        if len(copies) > 1:
+            raise DuplicateCredentials(f"the request carries the {name} header {len(copies)} times; send it once")
+        if copies and not isinstance(copies[0], str):
+            raise DuplicateCredentials(f"the request's {name} header is not one string value")
+        return copies[0] if copies else None
+
+    def check_credential_headers(self) -> None:
+        """DuplicateCredentials unless each credential header appears at most once, as one string."""
+        for name in CREDENTIAL_HEADERS:
+            self.header(name)
 
 
 def parse_event(event: Any) -> GatewayRequest:
@@ -68,7 +107,7 @@ def parse_event(event: Any) -> GatewayRequest:
         raise PayloadError("the event has no mcp.gatewayRequest.body")
     raw_headers = request.get("headers")
     headers: dict[Any, Any] = raw_headers if isinstance(raw_headers, dict) else {}
-    return GatewayRequest(request["body"], {str(k): str(v) for k, v in headers.items()})
+    return GatewayRequest(request["body"], {str(key): value for key, value in headers.items()})
 
 
 def forward(body: Mapping[str, Any]) -> dict[str, Any]:

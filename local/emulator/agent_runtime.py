@@ -9,6 +9,11 @@ action-group handler (lambdas/agent_action) in this process, whose AgenticRetrie
 comes back to this emulator's knowledge bases; then it answers with what the action returned.
 A FAILURE response ends the stream with `dependencyFailedException` (what Bedrock does when an
 action group fails). Agents are registered through `POST /_emulator/agents` (akb local, tests).
+
+Session state follows the ledger ("Agents for Amazon Bedrock"): `sessionAttributes` persist for the
+session (every InvokeAgent with the same sessionId; a request that sends them replaces the stored
+ones, which is UNVERIFIED), `promptSessionAttributes` last one turn: the action event of this call
+carries the ones this call sent, or none.
 """
 
 from __future__ import annotations
@@ -79,8 +84,27 @@ class Agents:
         return agent
 
 
-def _validate(body: Any, session_id: str) -> tuple[str, dict[str, str] | None, bool]:
-    """(inputText, sessionAttributes or None, enableTrace) or ValidationException."""
+@dataclass(frozen=True)
+class TurnState:
+    """What one InvokeAgent request sends: its text, its session state, whether to trace."""
+
+    text: str
+    session_attributes: dict[str, str] | None  # None: keep the session's
+    prompt_session_attributes: dict[str, str]  # this turn only
+    trace: bool
+
+
+def _string_map(state: dict[str, Any], name: str) -> dict[str, str] | None:
+    value = state.get(name)
+    if value is not None and not (
+        isinstance(value, dict) and all(isinstance(k, str) and isinstance(v, str) for k, v in value.items())
+    ):
+        raise ServiceError("ValidationException", f"sessionState.{name} must map strings to strings")
+    return value
+
+
+def _validate(body: Any, session_id: str) -> TurnState:
+    """The request's turn state, or ValidationException."""
     if not _SESSION_ID.match(session_id):
         raise ServiceError("ValidationException", "sessionId must be 2-100 characters of [0-9a-zA-Z._:-]")
     if not isinstance(body, dict):
@@ -89,12 +113,11 @@ def _validate(body: Any, session_id: str) -> tuple[str, dict[str, str] | None, b
     if not isinstance(text, str) or not text.strip():
         raise ServiceError("ValidationException", "inputText is required")
     state = body.get("sessionState") or {}
-    attributes = state.get("sessionAttributes") if isinstance(state, dict) else None
-    if attributes is not None and not (
-        isinstance(attributes, dict) and all(isinstance(v, str) for v in attributes.values())
-    ):
-        raise ServiceError("ValidationException", "sessionState.sessionAttributes must map strings to strings")
-    return text, attributes, bool(body.get("enableTrace"))
+    if not isinstance(state, dict):
+        raise ServiceError("ValidationException", "sessionState must be an object")
+    attributes = _string_map(state, "sessionAttributes")
+    prompt_attributes = _string_map(state, "promptSessionAttributes") or {}
+    return TurnState(text, attributes, dict(prompt_attributes), bool(body.get("enableTrace")))
 
 
 class Orchestration:
@@ -103,10 +126,12 @@ class Orchestration:
     def __init__(self, agent: LocalAgent, session_id: str, body: Any, client_factory: Callable[[], Any]) -> None:
         self.agent = agent
         self.session_id = session_id
-        self.text, attributes, self.trace = _validate(body, session_id)
-        if attributes is not None:  # Bedrock keeps session attributes for the session's life
-            agent.sessions[session_id] = dict(attributes)
+        turn = _validate(body, session_id)
+        self.text, self.trace = turn.text, turn.trace
+        if turn.session_attributes is not None:  # kept for the session's life (ledger)
+            agent.sessions[session_id] = dict(turn.session_attributes)
         self.attributes = agent.sessions.get(session_id, {})
+        self.prompt_attributes = turn.prompt_session_attributes  # this turn only: never stored
         self.client_factory = client_factory
         self.trace_id = uuid.uuid4().hex[:12]
 
@@ -172,7 +197,7 @@ class Orchestration:
             "function": contract.FUNCTION_NAME,
             "parameters": parameters,
             "sessionAttributes": dict(self.attributes),
-            "promptSessionAttributes": {},
+            "promptSessionAttributes": dict(self.prompt_attributes),
         }
         settings = TenantSettings.from_json(self.agent.settings_json)
         return handle(event, settings, self.client_factory(), self.agent.response_max_bytes)

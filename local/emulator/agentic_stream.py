@@ -9,30 +9,28 @@ from __future__ import annotations
 
 import base64
 import itertools
-import re
 import time
 import uuid
 from collections.abc import Callable, Generator, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from local.emulator.answer import extract_answer, stream_pieces
+from local.emulator.answer import compose_answer, stream_pieces
 from local.emulator.eventstream import StreamMessage
 from local.emulator.follow_up import standalone
+from local.emulator.guardrails import ALLOWED, GuardrailPolicy, Source, Verdict
 from local.emulator.index import Hit, KnowledgeBaseIndex
 from local.emulator.pages import Page, Pages
-from local.emulator.planner import decompose, needs_arithmetic, new_entities, route, wants_full_documents
+from local.emulator.planner import needs_arithmetic, route, wants_full_documents
 from local.emulator.sessions import MemoryRecord, MemoryStore, Turn
-from local.emulator.text import counted, passages_about
+from local.emulator.sufficiency import Chain, PlanState, chains_for, needs_for, next_step, titled
+from local.emulator.text import counted, roots
 
 DEFAULT_MAX_AGENT_ITERATION = 3  # UNVERIFIED: the service's default; AWS suggests 3 for one KB (ledger)
 DEFAULT_MAX_RESULTS = 10  # UNVERIFIED: the service's default maxNumberOfResults
 HARD_ITERATION_CAP = 20  # the emulator's own safety net; leads run out long before this
 EXPANDED_DOCUMENTS = 2
-LEAD_SOURCES_PER_RETRIEVAL = 2  # only the best hits of a retrieval are read for new leads...
-LEAD_MIN_RELATIVE_SCORE = 0.6  # ...and only those nearly as good as the best one
 RRF_K = 60
-BLOCKED_MESSAGE = "Sorry, the model cannot answer this question."
 MIME_TYPE = "text/plain"  # the model marks content.mimeType required; its value here is UNVERIFIED
 CODE_EXECUTION_DOCUMENTS = 3  # documents a CodeExecution step reads (the emulator's choice)
 
@@ -105,20 +103,29 @@ class _Evidence:
     def __init__(self) -> None:
         self._hits: dict[str, Hit] = {}
         self._scores: dict[str, float] = {}
+        self._queries: dict[str, frozenset[str]] = {}  # chunk id -> roots of every query that reached it
 
-    def add(self, ranked: Sequence[Hit]) -> None:
+    def add(self, ranked: Sequence[Hit], query: str = "") -> None:
+        asked = roots(query)
         for rank, hit in enumerate(ranked):
             key = hit.chunk.chunk_id
             self._hits.setdefault(key, hit)
             self._scores[key] = self._scores.get(key, 0.0) + 1.0 / (RRF_K + rank + 1)
+            self._queries[key] = self._queries.get(key, frozenset()) | asked
+
+    def reached(self, hit: Hit, name: frozenset[str]) -> bool:
+        """Did a search naming `name` (its roots) return this passage? (sufficiency.Reached)"""
+        return name <= self._queries.get(hit.chunk.chunk_id, frozenset())
 
     def ranked(self) -> list[Hit]:
         """Every hit, best first (what later pages draw from)."""
         return [self._hits[key] for key in sorted(self._hits, key=lambda key: -self._scores[key])]
 
-    def final(self, caps: Mapping[str, int]) -> list[Hit]:
-        """Best first; each knowledge base contributes at most its maxNumberOfResults."""
-        order = sorted(self._hits, key=lambda key: -self._scores[key])  # stable: ties keep first-seen order
+    def final(self, caps: Mapping[str, int], first: Sequence[str] = ()) -> list[Hit]:
+        """The passages supporting the answer (`first`: chunk ids), then the rest best first; each
+        knowledge base contributes at most its maxNumberOfResults."""
+        ranked = sorted(self._hits, key=lambda key: -self._scores[key])  # stable: ties keep first-seen order
+        order = list(dict.fromkeys([key for key in first if key in self._hits] + ranked))
         taken: dict[str, int] = {}
         out = []
         for key in order:
@@ -139,6 +146,7 @@ class AgenticRun:
         fail_retrieval: Callable[[], bool] = lambda: False,
         pages: Pages | None = None,
         memory: MemoryStore | None = None,
+        guardrail_policy: GuardrailPolicy | None = None,
     ) -> None:
         self.asked: str = body["messages"][-1]["content"]["text"]
         self.memory_store = memory or MemoryStore()
@@ -154,6 +162,7 @@ class AgenticRun:
         self.generate = body.get("generateResponse", True)
         self.user_id = (body.get("userContext") or {}).get("userId")
         self.guardrail = (body.get("policyConfiguration") or {}).get("bedrockGuardrailConfiguration")
+        self.guardrail_policy = guardrail_policy  # the registered policy the request's guardrail names
         instruction = body.get("retrievalInstructionConfiguration")
         self.applied_instruction = (
             {
@@ -175,8 +184,9 @@ class AgenticRun:
         self.request_id = uuid.uuid4().hex[:12]
         self._event_numbers = itertools.count(1)
         self.evidence = _Evidence()
-        self.sub_queries: list[str] = []
-        self.leads: list[str] = []
+        self.needs = needs_for(self.question)  # what the planner must find (sufficiency.py)
+        self.plan = PlanState()
+        self.plan.ask(self.question)  # the speculative retrieval runs it
         self.planning_steps = 0
 
     # -- memory (sessions.py) -------------------------------------------------------------------
@@ -227,21 +237,22 @@ class AgenticRun:
         }
         return StreamMessage("event", "traceEvent", body)
 
-    def _guardrail_warning(self, intervened: bool) -> list[dict[str, Any]] | None:
+    def _guardrail_warning(self, verdict: Verdict, source: Source) -> list[dict[str, Any]] | None:
+        """The trace's `warnings` with the guardrail's verdict (ledger, Guardrails: shape CONFIRMED,
+        placement and message UNVERIFIED)."""
         if not self.guardrail:
             return None
         warning = {
-            "action": "INTERVENED" if intervened else "NONE",
+            "action": "INTERVENED" if verdict.intervened else "NONE",
             "id": self.guardrail["guardrailId"],
             "version": self.guardrail["guardrailVersion"],
         }
-        if intervened:
-            warning["message"] = "The input was blocked by the guardrail."
+        if verdict.intervened:
+            warning["message"] = verdict.message(source)
         return [{"guardrail": warning}]
 
-    @property
-    def _intervened(self) -> bool:
-        return bool(self.guardrail) and bool(re.search(r"\bforbidden\b", self.question, re.IGNORECASE))
+    def _check(self, text: str, source: Source) -> Verdict:
+        return self.guardrail_policy.check(text, source) if self.guardrail_policy is not None else ALLOWED
 
     # -- steps --------------------------------------------------------------------------------
     def _search(self, query: str, retrievers: Sequence[Retriever]) -> list[Hit]:
@@ -249,7 +260,7 @@ class AgenticRun:
         return sorted(hits, key=lambda h: -h.score)
 
     def _retrieval(
-        self, step: str, query: str, retrievers: Sequence[Retriever], label: str, warnings: Any = None
+        self, step: str, query: str, retrievers: Sequence[Retriever], label: str
     ) -> Generator[StreamMessage, None, list[Hit]]:
         """IN_PROGRESS, then SUCCEEDED with the hits or FAILED with failures; returns the hits."""
         action = [_retrieve_action(query, retrievers)]
@@ -262,11 +273,10 @@ class AgenticRun:
                 f"Retrieval failed for {label}",
                 actions=action,
                 failures=failures,
-                warnings=warnings,
             )
             return []
         hits = self._search(query, retrievers)
-        self.evidence.add(hits)
+        self.evidence.add(hits, query)
         yield self._trace(
             step,
             "SUCCEEDED",
@@ -274,7 +284,6 @@ class AgenticRun:
             actions=action,
             retrievalResponse=[result_item(h) for h in hits],
             retrievalMetadata=[{"identifier": r.kb_id, "retrievalType": "BedrockKnowledgeBase"} for r in retrievers],
-            warnings=warnings,
         )
         return hits
 
@@ -311,23 +320,16 @@ class AgenticRun:
             "SUCCEEDED",
             message,
             actions=[_retrieve_action(q, r) for q, r in zip(queries, routes, strict=True)],
-            warnings=self._guardrail_warning(False) if final else None,
             appliedInstruction=self.applied_instruction,
         )
 
-    def _iteration(
-        self, queries: Sequence[str], message: str, final: bool, expand: bool
-    ) -> Generator[StreamMessage, None, list[str]]:
+    def _iteration(self, queries: Sequence[str], message: str, final: bool, expand: bool) -> Iterator[StreamMessage]:
+        """One planning step and its retrievals (and, for summaries, the top documents read whole)."""
         routes = [route(q, self.retrievers) for q in queries]
         yield from self._planning(message, queries, routes, final)
-        read_for_leads: list[str] = []
         expand_candidates: list[Hit] = []
         for n, (query, targets) in enumerate(zip(queries, routes, strict=True), start=1):
             hits = yield from self._retrieval("Retrieval", query, targets, f"sub-query {n}/{len(queries)}")
-            strong = [
-                h for h in hits[:LEAD_SOURCES_PER_RETRIEVAL] if h.score >= LEAD_MIN_RELATIVE_SCORE * hits[0].score
-            ]
-            read_for_leads += [line for h in strong for line in passages_about(h.chunk.text, query)]
             expand_candidates += hits[:1]
         if expand:
             documents: dict[tuple[str, str], Hit] = {}
@@ -335,7 +337,6 @@ class AgenticRun:
                 documents.setdefault((hit.kb.kb_id, hit.document.document_id), hit)
             for hit in list(documents.values())[:EXPANDED_DOCUMENTS]:
                 yield from self._expansion(hit)
-        return read_for_leads
 
     # -- the run ------------------------------------------------------------------------------
     def messages(self) -> Iterator[StreamMessage]:
@@ -344,25 +345,36 @@ class AgenticRun:
             return
         if self.binding:
             yield from self._session_history_load()
-        if self._intervened:
-            yield from self._blocked()
+        verdict = self._check(self.asked, "INPUT")
+        if verdict.intervened:
+            yield from self._blocked(verdict)
             return
-        # With no planning step to carry it, the guardrail's verdict rides on the speculative retrieval.
-        last_step_warnings = self._guardrail_warning(False) if self.max_iterations == 0 else None
-        yield from self._retrieval(
-            "SpeculativeRetrieval",
-            self.question,
-            self.retrievers,
-            "the original query",
-            last_step_warnings,
-        )
+        yield from self._verdict_on_last_step(self._steps())
+
+    def _steps(self) -> Iterator[StreamMessage]:
+        """Every trace step of a run that passed the input guardrail, up to the answer."""
+        yield from self._retrieval("SpeculativeRetrieval", self.question, self.retrievers, "the original query")
         if self.memory:
             yield from self._memory_retrievals()
         if self.max_iterations > 0:
             yield from self._plan_and_retrieve()
         if needs_arithmetic(self.question):
             yield from self._code_execution()
-        yield from self._finish()
+
+    def _verdict_on_last_step(self, steps: Iterator[StreamMessage]) -> Iterator[StreamMessage]:
+        """The steps as they come, but the last one held until the answer has passed the output
+        guardrail: the verdict rides on the last step before the answer (its `warnings`)."""
+        held: StreamMessage | None = None
+        for message in steps:
+            if held is not None:
+                yield held
+            held = message
+        answer_messages, verdict = self._finish()
+        warnings = self._guardrail_warning(verdict, "OUTPUT")
+        if held is not None:
+            attributes = dict(held.body["attributes"]) | ({"warnings": warnings} if warnings else {})
+            yield StreamMessage(held.kind, held.name, dict(held.body) | {"attributes": attributes})
+        yield from answer_messages
 
     def _code_execution(self) -> Iterator[StreamMessage]:
         """Arithmetic questions: a CodeExecution step over the best documents found so far."""
@@ -396,23 +408,27 @@ class AgenticRun:
         yield StreamMessage("event", "result", result)
 
     def _plan_and_retrieve(self) -> Iterator[StreamMessage]:
-        queries = decompose(self.question)
-        self.sub_queries += queries
-        message = f"Split the question into {counted(len(queries), 'sub-query', 'sub-queries')}"
-        evidence = yield from self._iteration(
-            queries, message, final=self.max_iterations == 1, expand=wants_full_documents(self.question)
-        )
-        for iteration in range(2, self.max_iterations + 1):
-            leads = new_entities(evidence, [self.question, *self.sub_queries, *self.leads])
-            if not leads:
-                yield from self._planning("No new leads in the evidence; it is sufficient. Stopping.", [], [], True)
-                return
-            self.leads += leads
-            message = f"Following {counted(len(leads), 'new lead')} found in the evidence: {', '.join(leads)}"
-            evidence = yield from self._iteration(leads, message, final=iteration == self.max_iterations, expand=False)
+        """Planning steps until the evidence supports every need, nothing is left to try, or the cap.
 
-    def _blocked(self) -> Iterator[StreamMessage]:
-        warnings = self._guardrail_warning(True)
+        A summary or enumeration always runs its sub-queries first, reading the top documents whole.
+        """
+        known = roots(self.question)
+        for iteration in range(1, self.max_iterations + 1):
+            step = next_step(self.needs, self.evidence.ranked(), known, self.evidence.reached, self.plan)
+            queries, message = list(step.queries), step.message()
+            expand = iteration == 1 and wants_full_documents(self.question)
+            if expand:
+                queries = list(dict.fromkeys([need.text for need in self.needs] + queries))
+                message = f"Split the question into {counted(len(queries), 'sub-query', 'sub-queries')}"
+            if not queries:
+                yield from self._planning(step.stop_message(), [], [], True)
+                return
+            yield from self._iteration(queries, message, iteration == self.max_iterations, expand)
+
+    def _blocked(self, verdict: Verdict) -> Iterator[StreamMessage]:
+        """The input guardrail intervened: one step with its verdict, no retrieval, and the
+        guardrail's blocked-input messaging as the answer."""
+        warnings = self._guardrail_warning(verdict, "INPUT")
         if self.max_iterations == 0:
             yield self._trace("SpeculativeRetrieval", "IN_PROGRESS", "Checking the query")
             yield self._trace("SpeculativeRetrieval", "SUCCEEDED", "Blocked by the guardrail", warnings=warnings)
@@ -420,27 +436,49 @@ class AgenticRun:
             self.planning_steps += 1
             yield self._trace("Planning", "IN_PROGRESS", f"Planning iteration 1 of {self.max_iterations}")
             yield self._trace("Planning", "SUCCEEDED", "Blocked by the guardrail", warnings=warnings)
+        yield from self._blocked_result(self.guardrail_policy.blocked_input if self.guardrail_policy else "")
+
+    def _blocked_result(self, text: str) -> Iterator[StreamMessage]:
         result: dict[str, Any] = {"results": []}
         if self.generate:
-            yield StreamMessage("event", "responseEvent", {"text": BLOCKED_MESSAGE})
-            result["generatedResponse"] = {"answer": BLOCKED_MESSAGE, "citations": []}
+            yield StreamMessage("event", "responseEvent", {"text": text})
+            result["generatedResponse"] = {"answer": text, "citations": []}
         yield StreamMessage("event", "result", result)
 
-    def _finish(self) -> Iterator[StreamMessage]:
+    def _support(self) -> list[Chain | None]:
+        """Each need's best supporting chain in the evidence gathered (None: nothing about it)."""
+        return chains_for(self.needs, self.evidence.ranked(), roots(self.question), self.evidence.reached)
+
+    def _finish(self) -> tuple[list[StreamMessage], Verdict]:
+        """The answer's messages (response pieces, then the result) and the output guardrail's verdict.
+
+        Blocked output: no results and the guardrail's blocked-outputs messaging instead of the answer.
+        """
         caps = {r.kb_id: r.max_results for r in self.retrievers}
-        hits = self.evidence.final(caps)
+        chains = self._support()
+        supporting = [
+            hit.chunk.chunk_id
+            for need, chain in zip(self.needs, chains, strict=True)
+            if chain is not None and chain.sufficient_for(need)
+            for hit in chain.links
+        ]
+        # Then the documents about what the question names (titled by it), then the rest.
+        evidence = self.evidence.ranked()
+        about = [h.chunk.chunk_id for h in evidence if any(titled(need, h) for need in self.needs)]
+        hits = self.evidence.final(caps, supporting + about)
+        answer = compose_answer(self.needs, chains, hits) if self.generate else None
+        verdict = self._check(answer.text if answer else "\n".join(h.chunk.text for h in hits), "OUTPUT")
+        if verdict.intervened:
+            blocked = self.guardrail_policy.blocked_output if self.guardrail_policy else ""
+            return list(self._blocked_result(blocked)), verdict
         result: dict[str, Any] = {"results": [result_item(h) for h in hits]}
         chosen = {h.chunk.chunk_id for h in hits}
-        token = self.pages.issue(
-            self.user_id, [h for h in self.evidence.ranked() if h.chunk.chunk_id not in chosen], caps
-        )
+        token = self.pages.issue(self.user_id, [h for h in evidence if h.chunk.chunk_id not in chosen], caps)
         if token:
             result["nextToken"] = token
-        if self.generate:
-            queries = [self.question] + [f"{q} {self.question}" for q in self.sub_queries + self.leads]
-            answer = extract_answer(queries, [h.chunk.text for h in hits])
-            for piece in stream_pieces(answer.text):
-                yield StreamMessage("event", "responseEvent", {"text": piece})
+        messages: list[StreamMessage] = []
+        if answer is not None:
+            messages += [StreamMessage("event", "responseEvent", {"text": p}) for p in stream_pieces(answer.text)]
             result["generatedResponse"] = answer.to_wire()
             self._write_back(answer.text)
-        yield StreamMessage("event", "result", result)
+        return [*messages, StreamMessage("event", "result", result)], verdict

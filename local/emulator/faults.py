@@ -2,9 +2,10 @@
 
 Counters are consumed by the requests they hit (`throttle_before: 2` fails the next two requests;
 `disconnect_before: 2` closes the next two connections without an answer, as an overloaded server
-does); stream faults (`error_after_events`, `drop_after_events`, `delay_first_ms`) apply to the
-next stream only; `delay_ms` and `failing_knowledge_bases` (every Retrieve on those knowledge bases
-fails with the given error) stay until changed or reset. All of it is shared by the server's
+does); stream faults (`error_after_events`, `drop_after_events`, `delay_first_ms`,
+`corrupt_stream`: stream_corruption.py) apply to the next stream only; `delay_ms` and
+`failing_knowledge_bases` (every Retrieve on those knowledge bases fails with the given error) stay
+until changed or reset. All of it is shared by the server's
 threads, hence the lock.
 """
 
@@ -15,6 +16,7 @@ from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from local.emulator.service_errors import ServiceError, shape_name
+from local.emulator.stream_corruption import KINDS
 
 _COUNTERS = ("throttle_before", "error_before", "fail_retrievals", "disconnect_before")
 _OPTIONAL_COUNTS = ("error_after_events", "drop_after_events")
@@ -28,6 +30,7 @@ KNOWN_KEYS = frozenset(
         "error_before_type",
         "failing_knowledge_bases",
         "instruction_inactive",
+        "corrupt_stream",
         *_COUNTERS,
         *_OPTIONAL_COUNTS,
     }
@@ -50,6 +53,7 @@ class _State:
     delay_first_ms: float = 0.0
     # A retrieval instruction still under Bedrock's content review (status INACTIVE): until reset.
     instruction_inactive: bool = False
+    corrupt_stream: str | None = None  # stream_corruption.KINDS: the next response is malformed
 
 
 @dataclass(frozen=True)
@@ -61,6 +65,7 @@ class StreamFaults:
     drop_after_events: int | None
     delay_seconds: float
     delay_first_seconds: float = 0.0  # before the HTTP 200 headers, i.e. before the first event
+    corruption: str | None = None  # stream_corruption.KINDS
 
 
 def _count(spec: dict[str, Any], key: str) -> int:
@@ -81,6 +86,12 @@ def _failing(value: Any) -> dict[str, str]:
     if not isinstance(value, dict) or not all(isinstance(key, str) for key in value):
         raise ValueError("failing_knowledge_bases must map knowledge base ids to error types")
     return {key: shape_name(str(error)) for key, error in value.items()}
+
+
+def _corruption(value: Any) -> str | None:
+    if value is not None and value not in KINDS:
+        raise ValueError(f"corrupt_stream must be one of {list(KINDS)} or null")
+    return value
 
 
 class Faults:
@@ -117,6 +128,8 @@ class Faults:
                 if not isinstance(spec["instruction_inactive"], bool):
                     raise ValueError("instruction_inactive must be true or false")
                 state.instruction_inactive = spec["instruction_inactive"]
+            if "corrupt_stream" in spec:
+                state.corrupt_stream = _corruption(spec["corrupt_stream"])
             if "error_message" in spec:
                 state.error_message = None if spec["error_message"] is None else str(spec["error_message"])
             self._state = state
@@ -181,11 +194,21 @@ class Faults:
                 state.drop_after_events,
                 state.delay_ms / 1000,
                 state.delay_first_ms / 1000,
+                state.corrupt_stream,
             )
+            state.corrupt_stream = None
             state.error_after_events = None
             state.drop_after_events = None
             state.delay_first_ms = 0.0
             return faults
+
+    def take_retrieve_corruption(self) -> bool:
+        """Whether the current Retrieve must answer with a malformed body (`results_not_list`)."""
+        with self._lock:
+            if self._state.corrupt_stream == "results_not_list":
+                self._state.corrupt_stream = None
+                return True
+            return False
 
     def take_retrieval_failure(self) -> bool:
         with self._lock:

@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from types import TracebackType
 from typing import Any
 
-from local.emulator.corpus import DEFAULT_CORPUS, load_corpus
+from local.emulator.corpus import DEFAULT_CORPUS, KnowledgeBase, load_corpus
+from local.emulator.ids import kb_id_for
 from local.emulator.server import EmulatorServer, EmulatorState
 
 DEFAULT_DELAY_MS = 20.0
@@ -63,6 +65,11 @@ class EmulatorHandle:
         """Replaces a document's ingested ACL (None: no ACL); retrieval and CheckIngestedDocumentAcl follow it."""
         return self._server.state.ingestion.set_acl(knowledge_base_id, document_id, users)
 
+    def register_guardrail(self, guardrail_id: str, version: str, definition: dict[str, Any]) -> dict[str, Any]:
+        """Registers a guardrail (CreateGuardrail-shaped `definition`) under the id and version requests
+        name; same as POST /_emulator/guardrails. Registrations survive `reset()` (they are configuration)."""
+        return self._server.state.guardrails.register(guardrail_id, version, definition)
+
     def reset(self) -> None:
         """Clears faults (back to the start-up delay), the request journal, the stream records, ACL
         changes and memory (sessions and long-term records)."""
@@ -96,10 +103,20 @@ class EmulatorHandle:
 
 
 def start_emulator(
-    port: int = 0, corpus_dir: str | Path | None = None, delay_ms: float = DEFAULT_DELAY_MS
+    port: int = 0,
+    corpus_dir: str | Path | None = None,
+    delay_ms: float = DEFAULT_DELAY_MS,
+    empty_knowledge_bases: Sequence[str] = (),
 ) -> EmulatorHandle:
-    """Loads the corpus, binds 127.0.0.1:`port` (0 picks a free port) and serves on a daemon thread."""
+    """Loads the corpus, binds 127.0.0.1:`port` (0 picks a free port) and serves on a daemon thread.
+
+    `empty_knowledge_bases`: folder names served as knowledge bases without documents when the
+    corpus has no such folder (a tenant just added, before its documents exist)."""
     knowledge_bases = load_corpus(Path(corpus_dir) if corpus_dir else DEFAULT_CORPUS)
+    served = {kb.folder for kb in knowledge_bases.values()}
+    for folder in empty_knowledge_bases:
+        if folder not in served:
+            knowledge_bases[kb_id_for(folder)] = KnowledgeBase(folder, kb_id_for(folder), folder, "")
     server = EmulatorServer(port, EmulatorState(knowledge_bases, delay_ms))
     thread = threading.Thread(
         target=server.serve_forever,

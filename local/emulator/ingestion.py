@@ -2,7 +2,8 @@
 
 Enough of the control plane for the endpoint's result cache to read content versions the way it
 does in AWS (docs/cache.md): ListDataSources, ListIngestionJobs (filter STATUS EQ, sortBy
-STARTED_AT), StartIngestionJob and GetIngestionJob, with botocore's shapes for bedrock-agent
+STARTED_AT, pages of `maxResults` with `nextToken`, as boto3's paginator and the AWS CLI's
+--page-size expect), StartIngestionJob and GetIngestionJob, with botocore's shapes for bedrock-agent
 (ledger: ingestion jobs). Each knowledge base has one data source (ids.data_source_id_for); at
 start-up each has one COMPLETE job, as if the corpus had been ingested once. A started job stays
 IN_PROGRESS until the control call `POST /_emulator/ingestion/complete` completes it, which is what
@@ -16,6 +17,8 @@ unknown document has no access (how the service answers for an unknown id is UNV
 
 from __future__ import annotations
 
+import base64
+import json
 import threading
 import uuid
 from collections.abc import Mapping
@@ -29,11 +32,31 @@ from local.emulator.index import KnowledgeBaseIndex
 from local.emulator.service_errors import ServiceError
 
 JOB_STATUSES = ("STARTING", "IN_PROGRESS", "COMPLETE", "FAILED", "STOPPING", "STOPPED")
+MAX_RESULTS = 1000  # botocore's MaxResults maximum; the page size when the request names none (UNVERIFIED)
 SORT_ATTRIBUTES = ("STATUS", "STARTED_AT")
 
 
 def _now() -> str:
     return datetime.now(UTC).isoformat()
+
+
+def _token(kb_id: str, data_source_id: str, offset: int) -> str:
+    """An opaque ListIngestionJobs nextToken: where the next page starts, for this data source."""
+    raw = json.dumps({"knowledgeBaseId": kb_id, "dataSourceId": data_source_id, "offset": offset})
+    return base64.urlsafe_b64encode(raw.encode()).decode()
+
+
+def _offset(token: Any, kb_id: str, data_source_id: str) -> int:
+    """The offset a nextToken names; ValidationException for a token of another list or none at all."""
+    if token is None:
+        return 0
+    try:
+        data = json.loads(base64.urlsafe_b64decode(str(token).encode()))
+        if (data["knowledgeBaseId"], data["dataSourceId"]) == (kb_id, data_source_id) and data["offset"] >= 0:
+            return int(data["offset"])
+    except (ValueError, KeyError, TypeError):
+        pass
+    raise ServiceError("ValidationException", "The provided nextToken is not valid")
 
 
 @dataclass
@@ -113,8 +136,12 @@ class Ingestion:
             raise ServiceError("ValidationException", f"sortBy.attribute must be one of {SORT_ATTRIBUTES}")
         key = (lambda job: job.status) if sort["attribute"] == "STATUS" else (lambda job: job.started_at)
         jobs.sort(key=key, reverse=sort.get("order") == "DESCENDING")
-        limit = int(body.get("maxResults") or 1000)
-        return {"ingestionJobSummaries": [job.to_wire() for job in jobs[:limit]]}
+        limit = int(body.get("maxResults") or MAX_RESULTS)
+        start = _offset(body.get("nextToken"), kb_id, data_source_id)
+        page: dict[str, Any] = {"ingestionJobSummaries": [job.to_wire() for job in jobs[start : start + limit]]}
+        if start + limit < len(jobs):
+            page["nextToken"] = _token(kb_id, data_source_id, start + limit)
+        return page
 
     def start_job(self, kb_id: str, data_source_id: str, body: Mapping[str, Any]) -> dict[str, Any]:
         self._kb(kb_id, data_source_id)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
 from typing import Protocol, TypeVar
 
 from local.emulator.text import content_words, tokenize, words
@@ -83,29 +84,59 @@ def _with_context(segment: list[str], context: list[str]) -> list[str]:
     return segment + [w for w in dict.fromkeys(context) if not own.intersection(tokenize(w))]
 
 
+_REFERS_BACK = re.compile(
+    r"\b(?:it|its|they|their|them|this|that|these|those)\b|^\s*(?:(?:in|on|at|for|from|by)\s+)?(?:which|what|when|where|who|how)\b",
+    re.IGNORECASE,
+)
+
+
+@dataclass(frozen=True)
+class Intent:
+    query: str  # the sub-query planned for it
+    own: list[str]  # the intent's own words (without the context it borrows)
+    refers_back: bool = False  # "which version fixed it", "and in which channel": about the first intent's subject
+    raw: str = ""  # the intent's words as the question put them
+
+
 def decompose(question: str) -> list[str]:
-    """Sub-queries for the question's intents, in question order (at most MAX_SUB_QUERIES).
+    """Sub-queries for the question's intents, in question order (at most MAX_SUB_QUERIES)."""
+    return [intent.query for intent in intents(question)]
+
+
+def intents(question: str) -> list[Intent]:
+    """Each intent of the question, in question order (at most MAX_SUB_QUERIES).
 
     In "configure SSO, SCIM and audit logs" or "Starter vs Pro pricing" the short items share the
     words around the list: the first segment's leading words ("configure") and, when the last
-    segment starts with a name, its trailing words ("pricing"). Short items borrow them.
+    segment starts with a name, its trailing words ("pricing"). Short items borrow them for their
+    sub-query; their own words are what the intent asks ("SCIM"). In "Team Kestrel vs Team Falcon:
+    size and location" every compared item asks for the aspects after the colon.
     """
     separators = _ALWAYS_SPLIT + ("|" + _COMPARATIVE_SPLIT if is_comparative(question) else "")
-    segments = [ws for ws in (_segment_words(s) for s in re.split(separators, question.strip(" ?.!"))) if ws]
+    compared, colon, shared = question.partition(":")
+    if colon and is_comparative(compared) and _segment_words(shared):
+        items = [ws for ws in (_segment_words(s) for s in re.split(separators, compared.strip())) if ws]
+        aspects = _with_context(_segment_words(shared), [])
+        return [Intent(" ".join(_with_context(item, aspects)), item + aspects) for item in items][:MAX_SUB_QUERIES]
+    raw = [s for s in re.split(separators, question.strip(" ?.!")) if _segment_words(s)]
+    segments = [_segment_words(s) for s in raw]
     if not segments:
-        return [question.strip()]
+        return [Intent(question.strip(), content_words(question), raw=question)]
     prefix = [w for w in segments[0][:-1] if not _is_entity_like(w)]
     last = segments[-1]
     suffix = [w for w in last[1:] if not _is_entity_like(w)] if _is_entity_like(last[0]) else []
-    sub_queries: list[str] = []
+    out: list[Intent] = []
     for n, segment in enumerate(segments):
+        query = own = segment
         if len(segments) > 1 and len(segment) < SELF_CONTAINED_WORDS:
-            context = (prefix if n > 0 else []) + (suffix if n < len(segments) - 1 else [])
-            segment = _with_context(segment, context)
-        text = " ".join(segment)
-        if text.lower() not in (q.lower() for q in sub_queries):
-            sub_queries.append(text)
-    return sub_queries[:MAX_SUB_QUERIES]
+            trailing = suffix if n < len(segments) - 1 else []
+            query = _with_context(segment, (prefix if n > 0 else []) + trailing)
+            own = _with_context(segment, trailing)  # the aspects compared are asked of every item
+        text = " ".join(query)
+        if text.lower() not in (i.query.lower() for i in out):
+            refers_back = n > 0 and bool(_REFERS_BACK.search(raw[n]))
+            out.append(Intent(text, own, refers_back, raw[n].strip(" ,;?.!")))
+    return out[:MAX_SUB_QUERIES]
 
 
 def _overlap(query_terms: Iterable[str], description_terms: set[str]) -> int:

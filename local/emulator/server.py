@@ -28,6 +28,7 @@ from local.emulator.agent_runtime import INVOKE_AGENT_PATH, Agents, Orchestratio
 from local.emulator.agentic_stream import AgenticRun
 from local.emulator.corpus import KnowledgeBase
 from local.emulator.faults import Faults
+from local.emulator.guardrails import GuardrailPolicy, GuardrailRegistry
 from local.emulator.index import KnowledgeBaseIndex
 from local.emulator.ingestion import Ingestion
 from local.emulator.journal import Journal
@@ -36,6 +37,7 @@ from local.emulator.pump import End, pump
 from local.emulator.retrieve_api import run_retrieve
 from local.emulator.service_errors import ServiceError
 from local.emulator.sessions import MemoryRecord, MemoryStore
+from local.emulator.stream_corruption import corrupt, corrupt_retrieve
 from local.emulator.validation import knowledge_base_id_from, validate_agentic, validate_retrieve
 
 log = logging.getLogger("local.emulator")
@@ -68,8 +70,10 @@ class EmulatorState:
         self.journal = Journal()
         self.ingestion = Ingestion(knowledge_bases, self.indexes)
         self.pages = Pages()
+        self.retrieve_pages = Pages()  # Retrieve's nextToken pages (retrieve_api.py)
         self.memory = MemoryStore()
         self.agents = Agents()  # InvokeAgent for registered local agents (agent_runtime.py)
+        self.guardrails = GuardrailRegistry()  # tenants' guardrails by id and version (guardrails.py)
         self.stopping = threading.Event()
 
     def knowledge_base_list(self) -> list[dict[str, Any]]:
@@ -234,6 +238,7 @@ class Handler(BaseHTTPRequestHandler):
                 "/_emulator/acl": self._set_acl,
                 "/_emulator/memory-records": self._add_memory_record,
                 "/_emulator/agents": self._register_agent,
+                "/_emulator/guardrails": self._register_guardrail,
             }
         )
 
@@ -300,6 +305,32 @@ class Handler(BaseHTTPRequestHandler):
         except ValueError as error:  # pydantic's ValidationError is one
             raise _BadRequest(f"cannot register the agent: {str(error).splitlines()[0]}") from None
 
+    def _register_guardrail(self) -> None:
+        body = self._control_body()
+        definition = {k: v for k, v in body.items() if k not in ("guardrailId", "guardrailVersion")}
+        try:
+            registered = self.state.guardrails.register(
+                str(body.get("guardrailId")), str(body.get("guardrailVersion")), definition
+            )
+        except ValueError as error:
+            raise _BadRequest(f"cannot register the guardrail: {error}") from None
+        self._send(200, registered)
+
+    def _guardrail_policy(self, configuration: Mapping[str, Any] | None) -> GuardrailPolicy | None:
+        """The registered policy a request's guardrail names; ResourceNotFoundException if none is
+        registered under that id and version (the service's answer for an unknown guardrail: UNVERIFIED)."""
+        if not configuration:
+            return None
+        guardrail_id, version = str(configuration["guardrailId"]), str(configuration["guardrailVersion"])
+        policy = self.state.guardrails.get(guardrail_id, version)
+        if policy is None:
+            raise ServiceError(
+                "ResourceNotFoundException",
+                f"Guardrail {guardrail_id} version {version} does not exist "
+                "(the emulator knows the guardrails registered with POST /_emulator/guardrails)",
+            )
+        return policy
+
     def _faults(self) -> None:
         try:
             spec = _json_body(self._read_body() or b"{}")
@@ -343,10 +374,12 @@ class Handler(BaseHTTPRequestHandler):
             validate_retrieve(body, kb_identifier, self.state.indexes)
         except RecursionError:  # a filter nested hundreds deep: the model's shapes are recursive
             raise _too_deep() from None
+        policy = self._guardrail_policy(body.get("guardrailConfiguration"))
         failing = self.state.faults.knowledge_base_error(knowledge_base_id_from(kb_identifier))
         if failing:
             raise failing
-        self._send(200, run_retrieve(body, kb_identifier, self.state.indexes))
+        response = run_retrieve(body, kb_identifier, self.state.indexes, self.state.retrieve_pages, policy)
+        self._send(200, corrupt_retrieve(response) if self.state.faults.take_retrieve_corruption() else response)
 
     def _agentic(self) -> None:
         seq, body = self._accept()
@@ -357,8 +390,14 @@ class Handler(BaseHTTPRequestHandler):
         inactive = self.state.faults.inactive_instruction_error(body)
         if inactive:
             raise inactive
+        policy = self._guardrail_policy((body.get("policyConfiguration") or {}).get("bedrockGuardrailConfiguration"))
         run = AgenticRun(
-            body, self.state.indexes, self.state.faults.take_retrieval_failure, self.state.pages, self.state.memory
+            body,
+            self.state.indexes,
+            self.state.faults.take_retrieval_failure,
+            self.state.pages,
+            self.state.memory,
+            policy,
         )
         faults = self.state.faults.take_stream_faults()
         record = self.state.journal.open_stream(seq, tcp_nodelay=self.tcp_nodelay)
@@ -374,7 +413,8 @@ class Handler(BaseHTTPRequestHandler):
         self.send_header("Transfer-Encoding", "chunked")
         self.send_header("x-amzn-RequestId", run.request_id)
         self.end_headers()
-        end = pump(run.messages(), faults, record, self._write_chunk, self._client_gone, self.state.stopping.is_set)
+        messages = run.messages() if faults.corruption is None else corrupt(run.messages(), faults.corruption)
+        end = pump(messages, faults, record, self._write_chunk, self._client_gone, self.state.stopping.is_set)
         if end is End.COMPLETED:
             try:
                 self.wfile.write(b"0\r\n\r\n")

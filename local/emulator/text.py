@@ -56,15 +56,62 @@ def content_words(text: str) -> list[str]:
     return [w for w in words(text) if w.lower() not in STOPWORDS]
 
 
-def sentences(text: str) -> list[str]:
-    """Sentences of a chunk; headings are dropped (they are titles, not statements), list markers removed."""
-    out = []
-    body = "\n".join(line for line in text.splitlines() if not line.lstrip().startswith("#"))
-    for piece in _SENTENCE_END.split(body):
-        cleaned = re.sub(r"^\s*(?:#+|[-*]|\d+\.)\s*", "", piece).strip()
-        if cleaned:
-            out.append(cleaned)
+_LIST_ITEM = re.compile(r"^\s*(?:[-*]|\d+\.)\s+")
+_HEADING = re.compile(r"^\s*#+\s*")
+
+
+def statements(text: str) -> list[tuple[str, str]]:
+    """(statement, its context) for each statement of a chunk, as an answer quotes them.
+
+    Headings are dropped (titles, not statements) but are the context of what follows them; a list
+    item is one statement, whole, without its marker ("Pro: 299 USD per month. 1,000 API requests
+    per minute, ..." keeps the plan its figures belong to), and the line introducing the list (one
+    ending with ':') is its context too ("Rate limits ... per minute:" for "- Pro plan: 1,000.");
+    other lines are split into sentences.
+    """
+    out: list[tuple[str, str]] = []
+    heading = intro = ""
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        if _HEADING.match(line):
+            heading, intro = _HEADING.sub("", line).strip(), ""
+            continue
+        if _LIST_ITEM.match(line):
+            out.append((_LIST_ITEM.sub("", line).strip(), f"{heading} {intro}".strip()))
+            continue
+        intro = line.strip() if line.rstrip().endswith(":") else ""
+        out += [(piece.strip(), heading) for piece in _SENTENCE_END.split(line) if piece.strip()]
     return out
+
+
+def sentences(text: str) -> list[str]:
+    """The statements of a chunk without their context (see statements())."""
+    return [statement for statement, _ in statements(text)]
+
+
+_SUFFIXES = ("ings", "ing", "ions", "ion", "ers", "er", "ed", "es", "s", "ly")
+
+
+def root(word: str) -> str:
+    """A crude stem for judging whether a passage says what a question asks: `owns`, `owner` and
+    `owned` meet at `own`, `rotate` and `rotating` at `rotat`. Identifiers (`acme-4012`, words with
+    digits) are kept whole. Matching only: the index keeps tokenize()'s plural folding."""
+    word = word.lower()
+    if not word.isalpha() or len(word) < 4:
+        return word
+    if word.endswith("ies") and len(word) > 4:
+        return word[:-3] + "y"
+    for suffix in _SUFFIXES:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith(("ss", "us", "is")):
+            word = word[: -len(suffix)]
+            break
+    return word[:-1] if word.endswith("e") and len(word) > 3 else word
+
+
+def roots(text: str) -> frozenset[str]:
+    """The roots of `text`'s terms (tokenize()'s words and parts, each through root())."""
+    return frozenset(root(term) for term in tokenize(text))
 
 
 def passages_about(text: str, query: str) -> list[str]:

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import json
 
-from monitoring import ingestion_events as events
+from contract import ingestion_events as events
 
 
 def _of_type(synthesized, stack: str, kind: str) -> dict[str, dict]:

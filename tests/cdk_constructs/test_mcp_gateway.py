@@ -88,7 +88,9 @@ def test_agentic_target_fixes_everything_a_caller_must_not_choose(synthesized):
     ]
     agentic = values["agenticRetrieveConfiguration"]
     assert agentic["maxAgentIteration"] == 4 and agentic["foundationModelType"] == "CUSTOM"
-    assert set(agentic["policyConfiguration"]["guardrailConfiguration"]) == {"guardrailId", "guardrailVersion"}
+    # Fact 7: the guardrail where botocore's request takes it (top level), not in agenticRetrieveConfiguration.
+    assert "policyConfiguration" not in agentic
+    assert set(values["policyConfiguration"]["bedrockGuardrailConfiguration"]) == {"guardrailId", "guardrailVersion"}
     assert {o["Path"] for o in configuration["ParameterOverrides"]} == {"$.messages", "$.userContext"}
     assert all(o["Visible"] for o in configuration["ParameterOverrides"])
 
@@ -126,7 +128,8 @@ def test_gateway_role_reaches_the_tenants_knowledge_bases_and_interceptor_only(s
     by_sid = {s["Sid"]: s for s in statements}
     assert by_sid["AgenticRetrieveStreamCannotBeScopedToAResource"]["Resource"] == "*"
     for sid, action in (("ValidateTheTenantsKnowledgeBases", "bedrock:GetKnowledgeBase"),
-                        ("RetrieveFromTheTenantsKnowledgeBasesOnly", "bedrock:Retrieve")):  # fmt: skip
+                        ("RetrieveFromTheTenantsKnowledgeBasesOnly",
+                         ["bedrock:GetDocumentContent", "bedrock:Retrieve"])):  # fmt: skip
         assert by_sid[sid]["Action"] == action
         assert referenced_ids(by_sid[sid]["Resource"]) == _kb_ids(template)
     invoke = by_sid["InvokeTheTenantsInterceptorOnly"]

@@ -8,13 +8,21 @@ import aws_cdk as cdk
 import pytest
 from aws_cdk import aws_logs as logs
 
+from cdk_constructs.log_group import log_group_arn
 from cdk_constructs.nag_checks import enable_nag
-from cdk_constructs.streaming_endpoint import ENVIRONMENT_LIMIT_BYTES, StreamingEndpoint, worst_case_size
+from cdk_constructs.streaming_endpoint import (
+    ENVIRONMENT_LIMIT_BYTES,
+    StreamingEndpoint,
+    StreamingEndpointProps,
+    worst_case_size,
+)
 from contract.env_vars import LOCAL_CALLER_ARN, LOCAL_MODE
 from contract.env_vars import TENANT_SETTINGS as ENV_VAR
 from contract.resource_names import tenant_stack_name
 from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
 from contract.settings import TenantSettings
+from features.endpoint_plan import endpoint_plan
+from features.tenant_feature import TenantScope
 from schema import load_project
 from tests.conftest import EXAMPLE_CONFIG
 from tests.schema.conftest import config_copy  # noqa: F401 - fixture
@@ -200,19 +208,26 @@ def _stack_with_endpoint(project, tenant="acme", *, descriptions=None, guardrail
             )
         )
     gr = cdk.CfnResource(stack, "Guardrail", type="AWS::Bedrock::Guardrail")
-    endpoint = StreamingEndpoint(
+    endpoint = _endpoint(
         stack,
-        "Endpoint",
-        project=project,
-        tenant_name=tenant,
-        knowledge_bases=kbs,
-        log_group=logs.LogGroup(stack, "Logs"),
+        project,
+        tenant,
+        kbs,
         guardrail=GuardrailRef(gr.ref, gr.get_att("GuardrailArn").to_string(), gr.get_att("Version").to_string())
         if guardrail
         else None,
         retrieval_instruction=RetrievalInstructionRef("inst0000001", "arn:aws:bedrock:us-west-2:1:ri/x", "1"),
     )
     return app, stack, endpoint
+
+
+def _endpoint(stack, project, tenant, kbs, **refs) -> StreamingEndpoint:
+    """The construct as the tenant stack builds it: props from the tenant's endpoint plan (no features' refs)."""
+    log_group = logs.LogGroup(stack, "Logs")
+    scope = TenantScope(project, tenant)
+    plan = endpoint_plan(scope, knowledge_bases=kbs, log_group_arn=log_group_arn(log_group), **refs)
+    props = StreamingEndpointProps.for_tenant(scope, plan)
+    return StreamingEndpoint(stack, "Endpoint", props=props, log_group=log_group)
 
 
 def test_environment_over_4kb_fails_synth_naming_the_tenant_and_what_to_shorten():
@@ -235,14 +250,7 @@ def test_endpoint_needs_a_knowledge_base():
     project = load_project(EXAMPLE_CONFIG, "dev")
     stack = cdk.Stack(cdk.App(), "Probe")
     with pytest.raises(ValueError, match="Probe/Endpoint: pass at least one knowledge base"):
-        StreamingEndpoint(
-            stack,
-            "Endpoint",
-            project=project,
-            tenant_name="acme",
-            knowledge_bases=[],
-            log_group=logs.LogGroup(stack, "Logs"),
-        )
+        _endpoint(stack, project, "acme", [])
 
 
 def test_managed_planner_and_custom_profile_reranker_still_pass_cdk_nag(config_copy, tmp_path):  # noqa: F811

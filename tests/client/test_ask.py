@@ -259,3 +259,29 @@ def test_real_endpoint_deadline_exits_5(deadline_endpoint, faults):
     events = [json.loads(line) for line in run.stdout.splitlines()]
     assert events[-1]["stopReason"] == "deadline"
     assert any(event["type"] == "error" and event["code"] == "deadline" for event in events)
+
+
+def _limited(iterations: int) -> list:
+    events = [e for e in sample_events() if not isinstance(e, DoneEvent)]
+    return [
+        *events,
+        DoneEvent(requestId="req-2", stopReason="iteration_limit", iterations=iterations, durationMs=9, partial=True),
+    ]
+
+
+def test_an_iteration_limit_exits_4_naming_the_tenants_cap_and_where_to_raise_it(stub):
+    stub.reply = Reply(chunks=[sse(*_limited(3))])
+    result = ask("--url", stub.url, "q")
+    assert result.exit_code == 4
+    assert "The limit is 100 requests per minute." in result.stdout  # the answer is still shown
+    hint = result.stderr.strip().splitlines()[-1]
+    assert "all 3 iterations the tenant allows" in hint and "a request may not ask for more" in hint
+    assert "retrieval.max_agent_iteration (at most 10) in config/tenants/<tenant>.yaml and redeploy" in hint
+    assert "--max-iterations" not in hint  # a request value above the cap is refused: never suggested
+
+
+def test_an_iteration_limit_under_a_lower_max_iterations_suggests_raising_it_up_to_the_cap(stub):
+    stub.reply = Reply(chunks=[sse(*_limited(1))])
+    result = ask("--url", stub.url, "--max-iterations", "1", "q")
+    assert result.exit_code == 4
+    assert "the 1 iteration --max-iterations allowed; ask again with a higher --max-iterations" in result.stderr

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 from client import cache_admin
 from client.cli import main
 from client.commands import ingest as ingest_command
-from client.ingestion import JobResult
+from client.ingestion_jobs import JobResult
 from lambdas.endpoint.cache.store import SqliteStore
 from tests.children import wait_until
 from tests.conftest import EXAMPLE_CONFIG, example_project

@@ -80,7 +80,7 @@ def script(stubs: Stubs, **replaced) -> Stubs:
 
 def _diagnose(stubs: Stubs, tenant: str | None = "acme") -> tuple[int, list[str]]:
     lines: list[str] = []
-    checkup = doctor._checkup_or_exit(EXAMPLE_CONFIG, "dev", tenant, clients=stubs)
+    checkup = doctor.checkup_or_exit(EXAMPLE_CONFIG, "dev", tenant, clients=stubs)
     status = doctor.diagnose(checkup, lines.append)
     return status, lines
 
@@ -192,6 +192,6 @@ def test_an_invalid_config_is_a_usage_error_naming_the_field(config_copy, no_aws
 
 
 def test_tenant_checks_run_for_every_tenant_unless_one_is_chosen(stubs):
-    checkup = doctor._checkup_or_exit(EXAMPLE_CONFIG, "dev", None, clients=stubs)
+    checkup = doctor.checkup_or_exit(EXAMPLE_CONFIG, "dev", None, clients=stubs)
     names = [name for name, _ in doctor.planned_checks(checkup)]
     assert names.count("ingestion") == 2 and checkup.tenants == ("acme", "globex")

@@ -169,7 +169,18 @@ def test_ask_collects_answer_results_citations_trace_and_done(stub):
         ("Planning", "SUCCEEDED"),
         ("Retrieval", "SUCCEEDED"),
     ]
-    assert answer.done.requestId == "req-1"
+    assert answer.done.requestId == "req-1" and answer.complete and answer.stop_reason == "complete"
+
+
+@pytest.mark.parametrize("stop_reason", ["iteration_limit", "partial"])
+def test_ask_returns_a_budget_limited_or_partial_answer_flagged_by_its_stop_reason(stub, stop_reason):
+    events = [e for e in sample_events() if not isinstance(e, DoneEvent)]
+    done = DoneEvent(requestId="r", stopReason=stop_reason, iterations=3, durationMs=9, partial=True)
+    stub.reply = Reply(chunks=[sse(*events, done)])
+    with Client(stub.url) as client:
+        answer = client.ask("q")
+    assert answer.answer == "The limit is 100 requests per minute." and answer.results
+    assert (answer.stop_reason, answer.complete) == (stop_reason, False)
 
 
 def test_ask_raises_on_a_deadline_stop_reason_without_an_error_event(stub):
@@ -252,8 +263,8 @@ def test_real_endpoint_ask_collects_a_cited_answer(endpoint):
     assert "key" in answer.answer.lower()
     assert answer.results and answer.citations
     assert all(0 <= index < len(answer.results) for c in answer.citations for index in c.results)
-    assert {step.step for step in answer.trace} >= {"Planning", "Retrieval"}
-    assert answer.done.iterations >= 1
+    assert {step.step for step in answer.trace} >= {"SpeculativeRetrieval", "Planning"}
+    assert answer.done.iterations >= 1 and answer.done.stopReason == "complete"
 
 
 def test_real_endpoint_first_event_arrives_while_the_emulator_is_still_streaming(endpoint, emulator, faults):

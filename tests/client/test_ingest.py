@@ -14,7 +14,7 @@ import pytest
 from botocore.stub import ANY, Stubber
 from click.testing import CliRunner
 
-from client import ingestion as ingest
+from client import ingestion_jobs as ingest
 from client.cli import main
 from client.commands import ingest as ingest_command
 from tests.client.aws_stubs import shared_session

@@ -10,11 +10,11 @@ import pytest
 from botocore.stub import Stubber
 from click.testing import CliRunner
 
-from client import ingestion as ingest
+from client import ingestion_jobs as ingest
 from client import ingestion_log_reader as reader
 from client.cli import main
 from client.commands import ingest as ingest_command
-from monitoring import ingestion_events as events
+from contract import ingestion_events as events
 from schema import load_project
 from tests.client.aws_stubs import shared_session
 from tests.conftest import EXAMPLE_CONFIG

@@ -110,7 +110,7 @@ def test_ask_streams_planner_steps_as_progress_then_answers_with_numbered_source
     assert structured["answer"] and structured["sources"][0]["number"] == 1 and structured["mode"] == "agentic"
     steps = [message for _, _, message in progress.seen]
     assert any(message.startswith("> Planning started") for message in steps)
-    assert any('query "rotate API key"' in message for message in steps)  # sub-queries are shown
+    assert any(f'query "{QUESTION}"' in message for message in steps)  # the queries run are shown
     assert [value for _, value, _ in progress.seen] == sorted({value for _, value, _ in progress.seen})
     # Streamed while the tool ran: the first step arrived long before the result (the emulator
     # pauses between every one of the ~8 later events), not in a burst at the end.
@@ -244,3 +244,33 @@ def test_ask_with_a_session_id_continues_that_users_conversation(mcp_stdio):
 def test_a_malformed_session_id_is_refused_by_the_tool_naming_the_argument(mcp_stdio):
     result = mcp_stdio.run(lambda s: s.call_tool("ask", {"question": QUESTION, "session_id": "no spaces"}))
     assert result.is_error and "session_id" in result.content[0].text
+
+
+def test_a_budget_limited_answer_is_delivered_flagged_with_its_stop_reason():
+    from client.mcp_tools import success_result
+    from contract.events import ResultEvent
+
+    outcome = Outcome()
+    for event in (
+        TextEvent("Team Orion owns it."),
+        ResultEvent(answer="Team Orion owns it."),
+        DoneEvent("req-7", "iteration_limit", 3, 10, 5, partial=True),
+    ):
+        outcome.add(event)
+    assert incomplete_result(outcome) is None  # not an error: the answer is delivered...
+    result = success_result(outcome, with_answer=True)
+    first_line, *rest = result.content[0].text.splitlines()
+    assert not result.is_error
+    assert first_line.startswith("This answer may be incomplete (stopReason iteration_limit)")  # ...flagged first
+    assert "all 3 iterations the tenant allows" in first_line and "Team Orion owns it." in rest
+    assert result.structured_content["stopReason"] == "iteration_limit"
+
+
+def test_a_complete_answer_says_so_in_its_structured_content():
+    from client.mcp_tools import success_result
+
+    outcome = Outcome()
+    for event in (TextEvent("Yes."), DoneEvent("req-8", "complete", 1, 10, 5)):
+        outcome.add(event)
+    result = success_result(outcome, with_answer=True)
+    assert result.content[0].text.startswith("Yes.") and result.structured_content["stopReason"] == "complete"

@@ -193,6 +193,7 @@ def _ask(bedrock: Any, question: str, **overrides: Any) -> list[dict[str, Any]]:
 
 def emulator_stream_paths(emulator: Any) -> set[str]:
     bedrock = emulator.client()
+    emulator.register_guardrail("gr1", "1", {"wordPolicyConfig": {"wordsConfig": [{"text": "forbidden"}]}})
     runs = [
         _ask(bedrock, "Summarize BulkExport and list all its limits"),  # planning, expansion, instruction
         _ask(bedrock, "Is this forbidden?"),  # a guardrail intervention with its message
@@ -209,7 +210,7 @@ def emulator_stream_paths(emulator: Any) -> set[str]:
     bound["memoryConfiguration"]["retrievalConfigs"] = [{"namespacePath": "/actors/u-alice", "strategyId": "f1"}]
     runs.append(list(bedrock.agentic_retrieve_stream(**bound)["stream"]))
     emulator.set_faults(fail_retrievals=1)
-    runs.append(_ask(bedrock, "How long are exports kept?"))  # a failed retrieval
+    runs.append(_ask(bedrock, "How long are exports kept, and how do I rotate an API key?"))  # a failed retrieval
     return {path for events in runs for event in events for path in present_paths(event, "stream")}
 
 

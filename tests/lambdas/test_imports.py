@@ -55,7 +55,7 @@ def test_the_service_and_a_request_import_nothing_from_the_rest_of_the_project()
 import json, sys
 before = set(sys.modules)
 import uvicorn
-from lambdas.endpoint import asgi_app, filters, identity, query, relay, translate
+from lambdas.endpoint import asgi_app, filters, identity, relay, request_pipeline, translate
 from lambdas.endpoint import api_errors as errors
 from lambdas.endpoint import request_metrics as metrics
 from lambdas.endpoint.modes import agentic

@@ -71,3 +71,14 @@ def test_quota_alarm_over_more_tenants_than_an_alarm_can_read_uses_one_metrics_i
     ]
     assert 'SELECT SUM(Requests) FROM SCHEMA("AgenticRetrieval", Tenant)' in expressions
     assert "MAX([endpoints, FILL(bedrock, 0)])" in expressions
+
+
+def test_candidates_read_every_candidate_operation_and_refuse_more_series_than_an_alarm_takes():
+    from monitoring.metric_catalogue import EndpointMetrics
+
+    bedrock = BedrockMetrics()
+    read = bedrock.candidates(names.BEDROCK_THROTTLES, statistic="Sum", label="throttles", absent_is_zero=True)
+    assert read.expression == "MAX([FILL(throttles_sum_op0, 0), FILL(throttles_sum_op1, 0)])"
+    too_many = [EndpointMetrics(f"t{i}").metric_iterations() for i in range(MAX_ALARM_METRICS)]
+    with pytest.raises(ValueError, match="at most 10 series"):
+        bedrock.candidates(names.BEDROCK_TOTAL_ITERATION_COUNT, statistic="Average", label="x", also=too_many)

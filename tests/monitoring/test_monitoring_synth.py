@@ -36,25 +36,39 @@ def _account_alarms(template: dict) -> dict[str, dict]:
     return {props["AlarmName"].removeprefix("akb-dev-"): props for props in alarms(template).values()}
 
 
+def _candidate(use) -> bool:
+    """A series read only as one of the candidates of fact 6: TotalIterationCount or Throttles under an
+    Operation no source confirms (contract/metric_names.py BEDROCK_CANDIDATE_OPERATIONS)."""
+    return use.name in (names.BEDROCK_TOTAL_ITERATION_COUNT, names.BEDROCK_THROTTLES) and set(use.dimensions) == {
+        names.BEDROCK_OPERATION_DIMENSION
+    }
+
+
 def test_environment_dashboard_reads_agentic_per_operation_and_retrieve_per_knowledge_base(synthesized):
-    """AgenticRetrieveStream: Operation only. Retrieve: only {KnowledgeBaseId, Operation} exists, so the
-    account-wide Retrieve lines are SUM(SEARCH(...)) over that schema (04-dashboards.yaml reads per KB)."""
+    """AgenticRetrieveStream: Operation only. Retrieve: only {KnowledgeBaseId, Operation} is documented, so the
+    account-wide Retrieve lines are SUM(SEARCH(...)) over that schema (04-dashboards.yaml reads per KB);
+    TotalIterationCount and Throttles are also read under every candidate Operation (fact 6)."""
     (body,) = dashboards(synthesized.template(PLATFORM)).values()
     uses, expressions = dashboard_metrics(body)
     bedrock = [u for u in uses if u.namespace == names.BEDROCK_KB_NAMESPACE]
     for use in bedrock:
         operation = use.dimensions.get(names.BEDROCK_OPERATION_DIMENSION)
-        assert tuple(sorted(use.dimensions)) == tuple(sorted(names.BEDROCK_SERIES[(use.name, operation)]))
+        if not _candidate(use):
+            assert tuple(sorted(use.dimensions)) == tuple(sorted(names.BEDROCK_SERIES[(use.name, operation)]))
     shown = {(u.name, u.dimensions[names.BEDROCK_OPERATION_DIMENSION]) for u in bedrock}
     counters = (names.BEDROCK_INVOCATIONS, names.BEDROCK_CLIENT_ERRORS, names.BEDROCK_SERVER_ERRORS)
     for metric in (*counters, names.BEDROCK_THROTTLES):
         assert (metric, "AgenticRetrieveStream") in shown
-        assert (metric, "Retrieve") not in shown, "an Operation-only Retrieve series is not published"
-    assert (names.BEDROCK_TOTAL_ITERATION_COUNT, "AgenticRetrieveStream") in shown
+    for metric in counters:
+        assert (metric, "Retrieve") not in shown, "an Operation-only Retrieve counter is not published"
+    for operation in names.BEDROCK_CANDIDATE_OPERATIONS:
+        assert (names.BEDROCK_TOTAL_ITERATION_COUNT, operation) in shown
     searched = {(ns, dims, metric) for e in expressions for ns, dims, metric in search_uses(e)}
     per_kb = (names.BEDROCK_KNOWLEDGE_BASE_DIMENSION, names.BEDROCK_OPERATION_DIMENSION)
     for metric in (*counters, names.BEDROCK_THROTTLES):
         assert (names.BEDROCK_KB_NAMESPACE, per_kb, metric) in searched
+    for metric in (names.BEDROCK_TOTAL_ITERATION_COUNT, names.BEDROCK_THROTTLES):  # every dimension set, one line each
+        assert (names.BEDROCK_KB_NAMESPACE, (), metric) in searched
     retrieve_searches = [e for e in expressions if "SEARCH(" in e and 'MetricName="Invocations"' in e]
     assert retrieve_searches and all('Operation="Retrieve"' in e and e.startswith("SUM(") for e in retrieve_searches)
 
@@ -95,17 +109,25 @@ def test_environment_dashboard_has_a_summary_row_per_tenant_from_emf_metrics(syn
 
 
 @pytest.mark.parametrize("key", sorted(ACCOUNT_ALARMS))
-def test_account_alarm_reads_bedrock_metric_and_notifies_the_topic(synthesized, key):
+def test_account_alarm_reads_every_candidate_dimension_set_together_and_notifies_the_topic(synthesized, key):
+    """Fact 6: whichever Operation Bedrock publishes the series under, the alarm has data (MAX over them);
+    the iteration alarms also read the endpoints' own Iterations, the authoritative series."""
     template = synthesized.template(PLATFORM)
-    metric, operation, stat, comparison = ACCOUNT_ALARMS[key]
+    metric, _, stat, comparison = ACCOUNT_ALARMS[key]
     props = _account_alarms(template)[key]
-    (use,), _ = alarm_metrics(props)
-    assert (use.namespace, use.name, use.dimensions, use.stat) == (
-        names.BEDROCK_KB_NAMESPACE,
-        metric,
-        {names.BEDROCK_OPERATION_DIMENSION: operation},
-        stat,
-    )
+    uses, _ = alarm_metrics(props)
+    bedrock = {
+        (u.name, u.dimensions[names.BEDROCK_OPERATION_DIMENSION], u.stat)
+        for u in uses
+        if u.namespace == names.BEDROCK_KB_NAMESPACE
+    }
+    assert bedrock == {(metric, operation, stat) for operation in names.BEDROCK_CANDIDATE_OPERATIONS}
+    own = sorted(u.dimensions[names.TENANT_DIMENSION] for u in uses if u.namespace == names.NAMESPACE)
+    expected_own = sorted(synthesized.project.tenants) if metric == names.BEDROCK_TOTAL_ITERATION_COUNT else []
+    assert own == expected_own
+    assert all(u.name == names.ITERATIONS and u.stat == stat for u in uses if u.namespace == names.NAMESPACE)
+    (watched,) = [q["Expression"] for q in props["Metrics"] if q.get("ReturnData", True) and "Expression" in q]
+    assert watched.startswith("MAX([")
     assert props["ComparisonOperator"] == comparison
     assert props["TreatMissingData"] == "notBreaching" and "Missing data is OK" in props["AlarmDescription"]
     (topic,) = [k for k, v in template["Resources"].items() if v["Type"] == "AWS::SNS::Topic"]
@@ -136,12 +158,13 @@ def test_quota_alarm_reads_the_larger_of_all_endpoints_requests_and_bedrocks_age
     assert props["AlarmActions"] == [{"Ref": topic}] and props["OKActions"] == [{"Ref": topic}]
 
 
-def test_no_template_reads_a_retrieve_series_without_its_knowledge_base(synthesized):
+def test_no_template_reads_a_retrieve_series_without_its_knowledge_base_but_the_candidates(synthesized):
     for stack, template in synthesized.templates.items():
         uses = [u for props in alarms(template).values() for u in alarm_metrics(props)[0]]
         uses += [u for body in dashboards(template).values() for u in dashboard_metrics(body)[0]]
         for use in uses:
-            if use.namespace == names.BEDROCK_KB_NAMESPACE and use.dimensions.get("Operation") == "Retrieve":
+            retrieve = use.namespace == names.BEDROCK_KB_NAMESPACE and use.dimensions.get("Operation") == "Retrieve"
+            if retrieve and not _candidate(use):
                 assert use.dimensions[names.BEDROCK_KNOWLEDGE_BASE_DIMENSION].startswith("knowledge-base/"), stack
 
 

@@ -21,6 +21,7 @@ from aws_cdk import aws_sns as sns
 from cdk_constructs.nag_checks import acknowledge, enable_nag
 from contract import log_fields
 from contract import metric_names as names
+from monitoring.cache_row import cache_row
 from monitoring.metric_catalogue import EndpointMetrics
 from monitoring.saved_queries import REQUEST_ID_PLACEHOLDER
 from monitoring.tenant_observability import TenantObservability
@@ -74,7 +75,7 @@ def _probe(tmp_path: Path, thresholds: TenantThresholds = THRESHOLDS) -> tuple[d
         topic=topic,
         reserved_concurrency=RESERVED,
         query_folder="akb/test/acme",
-        cache=True,
+        contributions=[cache_row(TENANT)],  # the cache feature's row (features/cache_feature.py)
     )
     enable_nag(app)
     assembly = app.synth()

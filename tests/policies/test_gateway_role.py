@@ -29,6 +29,11 @@ def test_statements_follow_the_agentcore_service_role_page():
     validate = statements["ValidateTheTenantsKnowledgeBases"]
     assert (validate["Action"], validate["Resource"]) == ("bedrock:GetKnowledgeBase", KB)
     assert statements["RetrieveFromTheTenantsKnowledgeBasesOnly"]["Resource"] == KB
+    # Full-document expansion runs as this role and needs both actions (fact 8).
+    assert statements["RetrieveFromTheTenantsKnowledgeBasesOnly"]["Action"] == [
+        "bedrock:GetDocumentContent",
+        "bedrock:Retrieve",
+    ]
     assert statements["AgenticRetrieveStreamCannotBeScopedToAResource"]["Resource"] == "*"
     assert statements["InvokeTheTenantsInterceptorOnly"] == {
         "Sid": "InvokeTheTenantsInterceptorOnly", "Effect": "Allow", "Action": "lambda:InvokeFunction", "Resource": FN,

@@ -11,6 +11,7 @@ import subprocess
 import sys
 import typing
 from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from pydantic import AfterValidator, BaseModel, TypeAdapter, ValidationError
@@ -330,3 +331,93 @@ def test_knowledge_base_readers_must_respect_the_environments_account(config_cop
     problems = _problems(config_copy)
     assert "environment's own account" in _reported(problems, path, "knowledge_base_access.cross_account_readers[0]")
     assert "not in the environment's account" in _reported(problems, path, "knowledge_base_access.break_glass_roles[0]")
+
+
+# --- issue 26 (Low): ARNs are ASCII, traverse no path, and sit in the environment's partition ---
+
+
+def _other_partitions(example: str) -> list[tuple[str, str]]:
+    return [(example.replace("arn:aws:", f"arn:{partition}:", 1), partition) for partition in ("aws-cn", "aws-us-gov")]
+
+
+@pytest.mark.parametrize("path", sorted(FIELD_SETTERS))
+def test_each_arn_field_refuses_another_partition_than_the_environments(config_copy, path):
+    """dev deploys to us-west-2 (partition aws): an aws-cn or aws-us-gov ARN names nothing there."""
+    (kind, name, setter), field = FIELD_SETTERS[path]
+    example = _typed_fields()[path].example
+    for value, partition in _other_partitions(example):
+        written = config_copy.edit(kind, name, lambda data, value=value: setter(data, value))
+        problem = _reported(_problems(config_copy), written, field)
+        assert f"partition {partition}" in problem and "expected partition aws" in problem, problem
+        assert "us-west-2" in problem and "environments/dev.yaml" in problem, problem
+
+
+@pytest.mark.parametrize("path", sorted(FIELD_SETTERS))
+def test_each_arn_field_refuses_non_ascii_look_alikes(config_copy, path):
+    (kind, name, setter), field = FIELD_SETTERS[path]
+    example = _typed_fields()[path].example
+    look_alike = example[:4] + example[4:].replace("e", "\u0435", 1)  # Cyrillic small ie (U+0435) for "e"
+    written = config_copy.edit(kind, name, lambda data: setter(data, look_alike))
+    problem = _reported(_problems(config_copy), written, field)
+    assert "non-ASCII character U+0435" in problem and "\\u0435" in problem, problem
+
+
+def test_a_cyrillic_homoglyph_in_an_invoker_role_is_refused(config_copy):
+    forged = "arn:aws:iam::123456789012:role/\u0430cme-app"  # Cyrillic small a (U+0430): reads as acme-app
+    path = config_copy.edit("tenants", "acme", lambda t: t["invokers"][0].update(arn=forged))
+    problem = _reported(_problems(config_copy), path, "invokers[0].arn")
+    assert "non-ASCII character U+0430" in problem
+
+
+@pytest.mark.parametrize(
+    ("field_setter", "field", "value"),
+    [
+        (lambda t, v: t["invokers"][0].update(arn=v), "invokers[0].arn", "arn:aws:iam::123456789012:role/../admin"),
+        (lambda t, v: t["invokers"][0].update(arn=v), "invokers[0].arn", "arn:aws:iam::123456789012:role/team/./x"),
+        (
+            lambda t, v: t.update(knowledge_base_access={"break_glass_roles": [v]}),
+            "knowledge_base_access.break_glass_roles[0]",
+            "arn:aws:iam::123456789012:role/ops/../../x",
+        ),
+    ],
+)
+def test_path_traversal_segments_are_refused(config_copy, field_setter, field, value):
+    path = config_copy.edit("tenants", "acme", lambda t: field_setter(t, value))
+    problem = _reported(_problems(config_copy), path, field)
+    assert "path segment" in problem and ("'..'" in problem or "'.'" in problem), problem
+
+
+def test_a_secret_name_with_a_traversal_segment_is_refused(config_copy):
+    value = "arn:aws:secretsmanager:us-west-2:123456789012:secret:globex/../acme-confluence-AbCdEf"
+    path = config_copy.edit(
+        "tenants", "globex", lambda t: t["knowledge_bases"][1]["sources"][0].update(secret_arn=value)
+    )
+    assert "path segment '..'" in _reported(_problems(config_copy), path, "knowledge_bases[1].sources[0].secret_arn")
+
+
+def test_an_environment_in_another_partition_takes_that_partitions_arns(config_copy):
+    """The rule follows the region: a China environment refuses `arn:aws:` and accepts `arn:aws-cn:`."""
+
+    def china(env: dict) -> None:
+        env.update(region="cn-north-1", tenants=["acme"])
+        env["planner"] = {
+            "type": "CUSTOM",
+            "model_arn": "arn:aws-cn:bedrock:cn-north-1::foundation-model/amazon.nova-lite-v1:0",
+        }
+
+    env_path = config_copy.edit("environments", "dev", china)
+    tenant_path = config_copy.path("tenants", "acme")
+    problems = _problems(config_copy)
+    assert not [p for p in problems if p.startswith(f"{env_path}: planner")], problems
+    invoker = _reported(problems, tenant_path, "invokers[0].arn")
+    assert "partition aws" in invoker and "expected partition aws-cn" in invoker and "cn-north-1" in invoker
+
+
+def test_the_partition_table_matches_botocores_regions():
+    """schema.arn_partition keeps the region patterns of botocore's partitions.json (ledger)."""
+    import botocore
+
+    from schema.arn_partition import PARTITION_REGIONS
+
+    data = json.loads((Path(botocore.__file__).parent / "data" / "partitions.json").read_text())
+    assert {p["id"]: p["regionRegex"] for p in data["partitions"]} == dict(PARTITION_REGIONS)

@@ -124,3 +124,19 @@ def test_bad_vpc_ids_name_the_field(config_copy):
     config_copy.edit("tenants", "acme", lambda t: t.update(endpoint={"front_door": "api_gateway", "vpc": bad}))
     (problem,) = _problems(config_copy)
     assert "tenants/acme.yaml: endpoint.vpc.subnet_ids[0]" in problem and "not a subnet id" in problem
+
+
+def test_snapstart_with_a_layer_that_pools_the_apps_connection_is_rejected_naming_the_layer_field(config_copy):
+    config_copy.edit("environments", "dev", lambda e: e["endpoint"].update(web_adapter_layer_version=26))
+    config_copy.edit("tenants", "globex", lambda t: t.update(endpoint={"snapstart": True}))
+    [problem] = _problems(config_copy)
+    assert "environments/dev.yaml: endpoint.web_adapter_layer_version:" in problem
+    assert "tenant globex turns snapstart on" in problem and "use 27 (v1.0.0)" in problem
+
+
+def test_snapstart_with_layer_27_and_layer_26_without_snapstart_are_accepted(config_copy):
+    config_copy.edit("tenants", "globex", lambda t: t.update(endpoint={"snapstart": True}))
+    assert load_project(config_copy.root, "dev").environment.endpoint.web_adapter_layer_version == 27
+    config_copy.edit("tenants", "globex", lambda t: t.pop("endpoint"))
+    config_copy.edit("environments", "dev", lambda e: e["endpoint"].update(web_adapter_layer_version=26))
+    assert load_project(config_copy.root, "dev").environment.endpoint.web_adapter_layer_version == 26

@@ -255,13 +255,14 @@ def test_sharepoint_with_explicit_acl_and_certificate_loads(config_copy):
 
 def test_two_tenants_cannot_share_a_source_bucket(config_copy):
     shared = {"type": "s3", "prefix": "x/", "bucket_arn": "arn:aws:s3:::shared-docs"}
-    config_copy.edit("tenants", "acme", lambda t: t["knowledge_bases"][0]["sources"].append(shared))
+    acme = config_copy.edit("tenants", "acme", lambda t: t["knowledge_bases"][0]["sources"].append(shared))
     path = config_copy.edit("tenants", "globex", lambda t: t["knowledge_bases"][0]["sources"].append(shared))
     with pytest.raises(ConfigError) as caught:
         load_project(config_copy.root, "dev")
-    (problem,) = [str(p) for p in caught.value.problems]
+    in_acme, problem = [str(p) for p in caught.value.problems]  # both sides: the loader cannot tell the owner
+    assert in_acme.startswith(f"{acme}: knowledge_bases[0].sources[1].bucket_arn: ") and "tenant 'globex'" in in_acme
     assert problem.startswith(f"{path}: knowledge_bases[0].sources[1].bucket_arn: ")
-    assert "already read by tenant 'acme'" in problem
+    assert f"also named by tenant 'acme' ({acme}: knowledge_bases[0].sources[1].bucket_arn" in problem
 
 
 def test_two_tenants_cannot_share_a_certificate_bucket_nor_use_anothers_source_bucket_for_it(config_copy):
@@ -271,10 +272,14 @@ def test_two_tenants_cannot_share_a_certificate_bucket_nor_use_anothers_source_b
         "certificate": CERTIFICATE,
         "parameters": {"connectionConfiguration": {"authType": "ENTRA_ID_APP_ONLY", "tenantId": "t"}},
     }
-    config_copy.edit("tenants", "acme", lambda t: _source(t, sharepoint))
+    acme = config_copy.edit("tenants", "acme", lambda t: _source(t, sharepoint))
     path = config_copy.edit("tenants", "globex", lambda t: _source(t, sharepoint))
     with pytest.raises(ConfigError) as caught:
         load_project(config_copy.root, "dev")
-    (problem,) = [str(p) for p in caught.value.problems]
-    assert problem.startswith(f"{path}: knowledge_bases[0].sources[0].certificate.bucket: ")
-    assert "bucket acme-certs is already read by tenant 'acme'" in problem
+    problems = [str(p) for p in caught.value.problems]  # each side, the certificate bucket and the secret
+    assert len(problems) == 4 and sum(p.startswith(f"{acme}: ") for p in problems) == 2, problems
+    (certificate,) = [
+        p for p in problems if p.startswith(f"{path}: knowledge_bases[0].sources[0].certificate.bucket: ")
+    ]
+    assert "bucket acme-certs is also named by tenant 'acme'" in certificate
+    assert any(p.startswith(f"{path}: knowledge_bases[0].sources[0].secret_arn: ") for p in problems)

@@ -74,3 +74,53 @@ def test_a_file_that_is_not_utf8_is_refused_with_the_byte(config_copy):
     path.write_bytes(b"description: caf\xe9\n")
     (problem,) = _problems(config_copy)
     assert problem.startswith(str(path)) and "not UTF-8" in problem
+
+
+# --- issue 26 (Low): nesting and tags -------------------------------------------------------
+
+
+@pytest.mark.parametrize("opening", ["[", "{a: "])
+def test_absurd_nesting_is_a_config_error_naming_the_file_not_a_recursion_error(config_copy, opening):
+    """60,000 nested `[` used to raise an uncaught RecursionError out of the YAML composer."""
+    path = config_copy.path("tenants", "acme")
+    text = path.read_text()
+    path.write_text(text + "description: " + opening * 60_000 + "\n")
+    (problem,) = [p for p in _problems(config_copy) if p.startswith(str(path))]
+    assert "nests deeper than" in problem and f"line {len(text.splitlines()) + 1}," in problem
+
+
+def test_nesting_a_real_config_needs_still_loads(config_copy):
+    path = config_copy.path("tenants", "globex")
+    deep = "[" * 20 + "1" + "]" * 20
+    row = "            hostType: SAAS\n"
+    assert row in path.read_text()
+    path.write_text(path.read_text().replace(row, f"{row}            x: {deep}\n"))
+    assert load_project(config_copy.root, "dev").tenants["globex"]
+
+
+@pytest.mark.parametrize(
+    ("line", "tag"),
+    [
+        ("description: !!binary aGVsbG8gd29ybGQ=", "!!binary"),
+        ("description: !!str acme", "!!str"),
+        ("cost_center: !!python/name:os.system", "!!python/name:os.system"),
+        ("reserved_concurrency: !!int '10'", "!!int"),
+        ("tags: !!set {a, b}", "!!set"),
+        ("description: !custom x", "!custom"),
+    ],
+)
+def test_explicit_yaml_tags_are_refused_with_their_line(config_copy, line, tag):
+    path = config_copy.path("tenants", "acme")
+    text = path.read_text()
+    field = line.split(":", 1)[0]
+    kept = "\n".join(row for row in text.splitlines() if not row.startswith(f"{field}:"))
+    path.write_text(kept + "\n" + line + "\n")
+    (problem,) = [p for p in _problems(config_copy) if p.startswith(str(path))]
+    assert f"an explicit tag ({tag}) is not allowed" in problem and "line" in problem
+
+
+def test_a_set_tag_in_the_environments_tenant_list_is_refused(config_copy):
+    path = config_copy.path("environments", "dev")
+    path.write_text(path.read_text().replace("tenants: [acme, globex]", "tenants: !!set {acme, globex}"))
+    problems = _problems(config_copy)
+    assert any(p.startswith(str(path)) and "an explicit tag (!!set)" in p for p in problems), problems

@@ -51,6 +51,10 @@ def _tenant_file(config: Path, name: str, source: str) -> None:
     data["endpoint"] = OVERRIDES[name]
     if name != source:  # a copy must not name another tenant's bucket; the example's sources are prefixes
         data["description"] = f"{name} (front door test copy of {source})"
+        for knowledge_base in data["knowledge_bases"]:  # nor its connector secret: one owner per secret
+            for item in knowledge_base["sources"]:
+                if "secret_arn" in item:
+                    item["secret_arn"] = item["secret_arn"].replace(f":secret:{source}-", f":secret:{name}-")
     (config / "tenants" / f"{name}.yaml").write_text(yaml.safe_dump(data, sort_keys=False))
 
 

@@ -27,7 +27,7 @@ ENDPOINT_ACTIONS = {
     "logs:CreateLogStream",
     "logs:PutLogEvents",
     "kms:Decrypt",
-    # The result cache (policies/cache_table.py): its own items of its table, the content versions of
+    # The result cache (policies/cache_access.py): its own items of its table, the content versions of
     # its knowledge bases, and the access re-check on a hit.
     "dynamodb:GetItem",
     "dynamodb:PutItem",
@@ -52,8 +52,9 @@ KNOWLEDGE_BASE_ACTIONS = {
 }
 INVOKER_ACTIONS = {"lambda:InvokeFunctionUrl", "lambda:InvokeFunction"}
 # The MCP gateway's execution role: the endpoint's model/guardrail actions for the same call, plus what
-# AgentCore's connector needs (GetKnowledgeBase) and invoking its interceptor; no logs, no documents.
-GATEWAY_ACTIONS = (ENDPOINT_ACTIONS - {"bedrock:GetDocumentContent", "logs:CreateLogStream", "logs:PutLogEvents"}) | {
+# AgentCore's connector needs (GetKnowledgeBase) and invoking its interceptor; no logs. GetDocumentContent
+# with Retrieve: full-document expansion needs both (docs/facts-and-decisions.md, Issue 25, fact 8).
+GATEWAY_ACTIONS = (ENDPOINT_ACTIONS - {"logs:CreateLogStream", "logs:PutLogEvents"}) | {
     "bedrock:GetKnowledgeBase",
     "lambda:InvokeFunction",
 }

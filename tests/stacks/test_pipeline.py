@@ -86,12 +86,16 @@ def test_synth_runs_the_tests_before_synthesizing_with_the_pinned_cli(pipeline_t
     assert pinned_cli_version() in json.dumps(template)  # self-mutation and assets use the same CLI
 
 
-def test_smoke_step_runs_doctor_and_one_ask_per_tenant_as_the_stage_role(pipeline_template):
+def test_smoke_step_runs_doctor_one_ask_per_tenant_then_verify_as_the_stage_role(pipeline_template):
     template, _, _ = pipeline_template
     text = _buildspec(template, "akb doctor --env dev")
     assert "akb ask --env dev --config config --tenant acme" in text
     assert "akb ask --env dev --config config --tenant globex" in text
     assert text.index("AWS_PROFILE=smoke") < text.index("akb doctor")
+    # akb verify runs last; its exit status 1 on a FAIL fails the step, which stops the promotion.
+    assert text.index("akb ask --env dev --config config --tenant globex") < text.index(
+        "akb verify --env dev --config config"
+    )
     assumes = [
         statement
         for policy in _resources(template, "AWS::IAM::Policy")

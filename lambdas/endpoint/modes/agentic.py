@@ -5,17 +5,22 @@ Request shapes are botocore's (bedrock-agent-runtime `AgenticRetrieveStream`; do
 
 from __future__ import annotations
 
-from collections.abc import Iterator
-from typing import Any
+from collections.abc import Iterator, Mapping
+from dataclasses import replace
+from typing import Any, Final
 
+from contract.enums import StopReason
 from contract.events import Event
 from contract.settings import TenantSettings
+from lambdas.endpoint.modes import CallContext
+from lambdas.endpoint.modes.stream_integrity import StreamCheck, checked
 from lambdas.endpoint.request import Query
-from lambdas.endpoint.retry import RetryPolicy
-from lambdas.endpoint.translate import RunStats, Translator
+from lambdas.endpoint.run_stats import RunStats
+from lambdas.endpoint.stop_reason import StopReasonObserver
+from lambdas.endpoint.translate import Translator
 from lambdas.endpoint.upstream import close_event_stream
 
-NAME = "agentic"
+NAME: Final = "agentic"
 
 
 def _model(arn: str | None) -> dict[str, Any]:
@@ -93,26 +98,56 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
 
 
 class AgenticUpstream:
-    def __init__(self, stream: Any, translator: Translator) -> None:
-        self._stream = stream
+    """One AgenticRetrieveStream response as endpoint events; its stop reason once it ended whole."""
+
+    def __init__(
+        self, response: Mapping[str, Any], translator: Translator, settings: TenantSettings, max_agent_iteration: int
+    ) -> None:
+        self._stream = response["stream"]
+        self._max_agent_iteration = max_agent_iteration
+        self._request_id = (response.get("ResponseMetadata") or {}).get("RequestId")
         self._translator = translator
-        self.stats: RunStats = translator.stats
+        self._settings = settings
+        self._stop: StopReason | None = None
 
     def __iter__(self) -> Iterator[Event]:
-        for raw in self._stream:  # blocks between events; botocore yields each as its bytes arrive
-            yield from self._translator.translate(raw)
+        observer = StopReasonObserver(self._max_agent_iteration)
+        # Blocks between events; botocore yields each as its bytes arrive, checked (stream_integrity.py).
+        for raw in checked(self._stream, StreamCheck()):
+            for event in self._translator.translate(raw):
+                observer.observe(event)
+                yield event
+        self._stop = "partial" if self._translator.tally.sources_failed else observer.reason(NAME)
 
     def close(self) -> None:
         close_event_stream(self._stream)
 
+    @property
+    def stats(self) -> RunStats:
+        counted = self._translator.stats
+        return replace(
+            counted,
+            upstream_request_id=self._request_id,
+            stop_reason=self._stop,
+            estimated_cost_usd=estimated_cost_usd(counted, self._settings),
+            cost_excludes_planner_model=excludes_planner_model_cost(self._settings),
+        )
 
-def open(
-    client: Any, request: dict[str, Any], translator: Translator, policy: RetryPolicy | None = None
-) -> AgenticUpstream:
-    """One call; the relay retries it as a whole (with `policy`), so it is not used here."""
-    response = client.agentic_retrieve_stream(**request)
-    translator.stats.upstream_request_id = (response.get("ResponseMetadata") or {}).get("RequestId")
-    return AgenticUpstream(response["stream"], translator)
+
+def open(client: Any, request: dict[str, Any], translator: Translator, settings: TenantSettings) -> AgenticUpstream:
+    """One call; the relay retries it as a whole (with the request's RetryPolicy)."""
+    cap = int(request["agenticRetrieveConfiguration"]["maxAgentIteration"])
+    return AgenticUpstream(client.agentic_retrieve_stream(**request), translator, settings, cap)
+
+
+class AgenticMode:
+    name: Final = NAME
+
+    def build_request(self, query: Query, settings: TenantSettings, user_id: str | None) -> dict[str, Any]:
+        return build_request(query, settings, user_id)
+
+    def open(self, request: dict[str, Any], call: CallContext) -> AgenticUpstream:
+        return open(call.client, request, Translator(call.alias_of, call.started_at), call.settings)
 
 
 def excludes_planner_model_cost(settings: TenantSettings) -> bool:

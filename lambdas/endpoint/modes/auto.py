@@ -9,18 +9,17 @@ from __future__ import annotations
 
 import time
 from collections.abc import Iterator
-from typing import Any
+from dataclasses import replace
+from typing import Any, Final
 
 from contract.events import Event, TraceEvent
 from contract.settings import TenantSettings
-from lambdas.endpoint import modes
-from lambdas.endpoint.modes import Upstream
+from lambdas.endpoint.modes import CallContext, Upstream, mode_for
 from lambdas.endpoint.request import Query
-from lambdas.endpoint.retry import RetryPolicy
 from lambdas.endpoint.routing import route, routing_trace
-from lambdas.endpoint.translate import RunStats, Translator
+from lambdas.endpoint.run_stats import RunStats
 
-NAME = "auto"
+NAME: Final = "auto"
 
 
 def build_request(query: Query, settings: TenantSettings, user_id: str | None) -> dict[str, Any]:
@@ -29,15 +28,17 @@ def build_request(query: Query, settings: TenantSettings, user_id: str | None) -
     return {
         "route": decision.mode,
         "routing": decision.message,
-        "request": modes.load(decision.mode).build_request(query, settings, user_id),
+        "request": mode_for(decision.mode).build_request(query, settings, user_id),
     }
 
 
 class RoutedUpstream:
-    def __init__(self, first: TraceEvent, inner: Upstream) -> None:
+    """The Routing trace, then the picked mode's events; its statistics name the path taken."""
+
+    def __init__(self, route_taken: str, first: TraceEvent, inner: Upstream) -> None:
+        self._route = route_taken
         self._first = first
         self._inner = inner
-        self.stats: RunStats = inner.stats
 
     def __iter__(self) -> Iterator[Event]:
         yield self._first
@@ -46,16 +47,18 @@ class RoutedUpstream:
     def close(self) -> None:
         self._inner.close()
 
-
-def open(
-    client: Any, request: dict[str, Any], translator: Translator, policy: RetryPolicy | None = None
-) -> RoutedUpstream:
-    translator.stats.mode = request["route"]
-    elapsed = int((time.monotonic() - translator.started_at) * 1000)
-    inner = modes.load(request["route"]).open(client, request["request"], translator, policy)
-    return RoutedUpstream(routing_trace(request["routing"], elapsed), inner)
+    @property
+    def stats(self) -> RunStats:
+        return replace(self._inner.stats, mode=self._route)
 
 
-def estimated_cost_usd(stats: RunStats, settings: TenantSettings) -> float:
-    """The price of the path taken."""
-    return modes.load(stats.mode or "agentic").estimated_cost_usd(stats, settings)
+class AutoMode:
+    name: Final = NAME
+
+    def build_request(self, query: Query, settings: TenantSettings, user_id: str | None) -> dict[str, Any]:
+        return build_request(query, settings, user_id)
+
+    def open(self, request: dict[str, Any], call: CallContext) -> RoutedUpstream:
+        elapsed = int((time.monotonic() - call.started_at) * 1000)
+        inner = mode_for(request["route"]).open(request["request"], call)
+        return RoutedUpstream(request["route"], routing_trace(request["routing"], elapsed), inner)

@@ -31,18 +31,22 @@ import contextvars
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, as_completed
-from dataclasses import dataclass
-from typing import Any
+from dataclasses import dataclass, replace
+from typing import Any, Final
 
+from contract.enums import StopReason
 from contract.events import Event, GuardrailWarning, ResultEvent, ResultItem, SubQuery, TraceEvent
 from contract.settings import TenantSettings
 from lambdas.endpoint.api_errors import classify
 from lambdas.endpoint.fusion import chunk_key, reciprocal_rank_fusion
+from lambdas.endpoint.modes import CallContext
+from lambdas.endpoint.modes.stream_integrity import StreamBroken
 from lambdas.endpoint.request import Query
 from lambdas.endpoint.retry import RetryPolicy, mark_exhausted
-from lambdas.endpoint.translate import RunStats, Translator
+from lambdas.endpoint.run_stats import RunStats
+from lambdas.endpoint.translate import Tally
 
-NAME = "retrieve"
+NAME: Final = "retrieve"
 SEARCH_CONFIGURATION = "managedSearchConfiguration"
 RETRIEVAL_STEP = "Retrieval"
 DOCUMENT_ID_KEY = "x-amz-bedrock-kb-document-id"
@@ -126,6 +130,19 @@ class Outcome:
     error: BaseException | None = None
 
 
+def _well_formed(client: Any, call: dict[str, Any]) -> Mapping[str, Any]:
+    """One Retrieve; a response without the list of results botocore's model requires is broken,
+    never an empty answer (stream_integrity.py explains why botocore does not refuse it itself)."""
+    try:
+        response = client.retrieve(**call)
+    except (AttributeError, TypeError, KeyError) as error:  # botocore's parser on a malformed body
+        raise StreamBroken(f"an unreadable Retrieve response from Bedrock ({type(error).__name__})") from error
+    results = response.get("retrievalResults")
+    if not isinstance(results, list) or not all(isinstance(item, Mapping) for item in results):
+        raise StreamBroken("a Retrieve response from Bedrock whose retrievalResults is not a list of results")
+    return response
+
+
 def _call_all(client: Any, calls: Mapping[str, dict], started_at: float, policy: RetryPolicy) -> list[Outcome]:
     """Every call in parallel, each with its own retries; outcomes in the order they completed.
 
@@ -134,7 +151,7 @@ def _call_all(client: Any, calls: Mapping[str, dict], started_at: float, policy:
     outcomes = []
     with ThreadPoolExecutor(max_workers=max(1, len(calls)), thread_name_prefix="akb-retrieve") as pool:
         futures = {
-            pool.submit(contextvars.copy_context().run, policy.run, lambda call=call: client.retrieve(**call)): alias
+            pool.submit(contextvars.copy_context().run, policy.run, lambda call=call: _well_formed(client, call)): alias
             for alias, call in calls.items()
         }
         for future in as_completed(futures):
@@ -149,41 +166,31 @@ def _call_all(client: Any, calls: Mapping[str, dict], started_at: float, policy:
 class RetrieveUpstream:
     """The finished calls as endpoint events: a trace per knowledge base, then the fused result."""
 
-    def __init__(self, request: Mapping[str, Any], outcomes: list[Outcome], translator: Translator) -> None:
+    def __init__(self, request: Mapping[str, Any], outcomes: list[Outcome], call: CallContext) -> None:
         self._request = request
         self._outcomes = outcomes
-        self._started_at = translator.started_at
-        self._alias_of = translator.alias_of
-        self.stats: RunStats = translator.stats
+        self._alias_of = call.alias_of
+        self._settings = call.settings
+        order = list(request["calls"])
+        self._tally = Tally(sub_queries=sum(1 for outcome in outcomes if outcome.error is None))
+        failed = sorted((o.alias for o in outcomes if o.error is not None), key=order.index)
+        if failed:
+            self._tally.knowledge_bases_failed(failed)
+        self._ended = False
 
     def __iter__(self) -> Iterator[Event]:
-        question = self._request["question"]
         lists: dict[str, list[Mapping[str, Any]]] = {alias: [] for alias in self._request["calls"]}
         for outcome in self._outcomes:
-            sub_query = [SubQuery(text=question, knowledgeBases=[outcome.alias])]
-            if self.stats.first_event_at is None:
-                self.stats.first_event_at = time.monotonic()
             if outcome.error is not None:
-                failure = classify(outcome.error, self._alias_of)  # message without ARNs or account ids
-                yield TraceEvent(
-                    step=RETRIEVAL_STEP,
-                    status="FAILED",
-                    elapsedMs=outcome.elapsed_ms,
-                    message=(
-                        f"Retrieve on {outcome.alias} failed ({failure.code}); "
-                        f"the results below leave out knowledge base {outcome.alias}"
-                    ),
-                    subQueries=sub_query,
-                    failures=[f"{failure.code}: {failure.message}"],
-                )
+                yield self._failed_trace(outcome, outcome.error)
                 continue
             if outcome.response is None:  # a call without an error has a response; never guess one
                 raise RuntimeError(f"Retrieve on {outcome.alias} returned neither a response nor an error")
-            results = list(outcome.response.get("retrievalResults") or [])
+            results = list(outcome.response["retrievalResults"])
             lists[outcome.alias] = results
             guardrail = []
             if outcome.response.get("guardrailAction") == "INTERVENED":
-                self.stats.guardrail_interventions += 1
+                self._tally.guardrail_interventions += 1
                 config = self._request["calls"][outcome.alias].get("guardrailConfiguration") or {}
                 guardrail = [GuardrailWarning("INTERVENED", config.get("guardrailId"), config.get("guardrailVersion"))]
             yield TraceEvent(
@@ -191,38 +198,64 @@ class RetrieveUpstream:
                 status="SUCCEEDED",
                 elapsedMs=outcome.elapsed_ms,
                 message=f"Retrieve on {outcome.alias}",
-                subQueries=sub_query,
+                subQueries=[SubQuery(text=self._request["question"], knowledgeBases=[outcome.alias])],
                 retrievedCount=len(results),
                 documents=list(dict.fromkeys(d for d in map(_document_of, results) if d)),
                 guardrail=guardrail,
             )
         items = fuse(lists, self._request["rrfK"])
-        self.stats.results = len(items)
-        self.stats.distinct_documents = len({item.documentId or item.text for item in items})
+        self._tally.results = len(items)
+        self._tally.distinct_documents = len({item.documentId or item.text for item in items})
         yield ResultEvent(results=items, answer=None, note=self._request["note"])
+        self._ended = True
+
+    def _failed_trace(self, outcome: Outcome, error: BaseException) -> TraceEvent:
+        failure = classify(error, self._alias_of)  # message without ARNs or account ids
+        return TraceEvent(
+            step=RETRIEVAL_STEP,
+            status="FAILED",
+            elapsedMs=outcome.elapsed_ms,
+            message=(
+                f"Retrieve on {outcome.alias} failed ({failure.code}); "
+                f"the results below leave out knowledge base {outcome.alias}"
+            ),
+            subQueries=[SubQuery(text=self._request["question"], knowledgeBases=[outcome.alias])],
+            failures=[f"{failure.code}: {failure.message}"],
+        )
 
     def close(self) -> None:
         """Nothing stays open: every call finished inside `open()`."""
 
+    @property
+    def stats(self) -> RunStats:
+        counted = replace(self._tally.snapshot(), mode=NAME)
+        ended: StopReason = "partial" if counted.sources_failed else "complete"
+        return replace(
+            counted,
+            stop_reason=ended if self._ended else None,
+            estimated_cost_usd=estimated_cost_usd(counted, self._settings),
+        )
 
-def open(
-    client: Any, request: dict[str, Any], translator: Translator, policy: RetryPolicy | None = None
-) -> RetrieveUpstream:
-    """Runs every Retrieve now (each retried per `policy`); raises the first error (in the tenant's
-    order) when all of them failed, flagged so the relay does not retry the whole set again."""
-    outcomes = _call_all(client, request["calls"], translator.started_at, policy or RetryPolicy.once())
-    translator.stats.mode = NAME
-    translator.stats.iterations = 0
-    # Each Retrieve that returned is one billed call, the unit `estimated_cost_usd` prices.
-    translator.stats.sub_queries = sum(1 for outcome in outcomes if outcome.error is None)
+
+def open(request: dict[str, Any], call: CallContext) -> RetrieveUpstream:
+    """Runs every Retrieve now (each retried per the request's policy); raises the first error (in the
+    tenant's order) when all of them failed, flagged so the relay does not retry the whole set again."""
+    outcomes = _call_all(call.client, request["calls"], call.started_at, call.policy)
     order = list(request["calls"])
-    if outcomes and translator.stats.sub_queries == 0:
+    if outcomes and all(outcome.error is not None for outcome in outcomes):
         first = min(outcomes, key=lambda outcome: order.index(outcome.alias))
         raise mark_exhausted(first.error or RuntimeError(f"Retrieve on {first.alias} failed without an error"))
-    failed = sorted((o.alias for o in outcomes if o.error is not None), key=order.index)
-    if failed:
-        translator.stats.knowledge_bases_failed(failed)
-    return RetrieveUpstream(request, outcomes, translator)
+    return RetrieveUpstream(request, outcomes, call)
+
+
+class RetrieveMode:
+    name: Final = NAME
+
+    def build_request(self, query: Query, settings: TenantSettings, user_id: str | None) -> dict[str, Any]:
+        return build_request(query, settings, user_id)
+
+    def open(self, request: dict[str, Any], call: CallContext) -> RetrieveUpstream:
+        return open(request, call)
 
 
 def estimated_cost_usd(stats: RunStats, settings: TenantSettings) -> float:

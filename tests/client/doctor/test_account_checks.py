@@ -9,7 +9,7 @@ from client.doctor.checkup import bootstrap_qualifier
 from client.doctor.findings import CallFailed, Level
 from tests.client.doctor.scenario import ACCOUNT, checkup, project_with
 
-LAYER_ARN = "arn:aws:lambda:us-west-2:753240598075:layer:LambdaAdapterLayerArm64:26"
+LAYER_ARN = "arn:aws:lambda:us-west-2:753240598075:layer:LambdaAdapterLayerArm64:27"
 
 
 def _levels(findings) -> list[Level]:
@@ -134,11 +134,11 @@ def test_the_adapter_layer_version_in_config_is_looked_up_by_arn(stubs):
     stubs.respond(
         "lambda",
         "get_layer_version_by_arn",
-        {"LayerVersionArn": LAYER_ARN, "Version": 26, "CompatibleArchitectures": ["arm64"]},
+        {"LayerVersionArn": LAYER_ARN, "Version": 27, "CompatibleArchitectures": ["arm64"]},
         {"Arn": LAYER_ARN},
     )
     [finding] = checks.check_web_adapter_layer(checkup(stubs))
-    assert finding.level is Level.OK and "LambdaAdapterLayerArm64:26" in finding.message
+    assert finding.level is Level.OK and "LambdaAdapterLayerArm64:27" in finding.message
 
 
 def test_an_adapter_layer_version_missing_in_the_region_fails_naming_the_setting(stubs):
@@ -148,7 +148,7 @@ def test_an_adapter_layer_version_missing_in_the_region_fails_naming_the_setting
 
 
 def test_an_adapter_layer_for_another_architecture_fails(stubs):
-    stubs.respond("lambda", "get_layer_version_by_arn", {"Version": 26, "CompatibleArchitectures": ["x86_64"]})
+    stubs.respond("lambda", "get_layer_version_by_arn", {"Version": 27, "CompatibleArchitectures": ["x86_64"]})
     [finding] = checks.check_web_adapter_layer(checkup(stubs))
     assert finding.level is Level.FAIL and "arm64" in finding.message
 
@@ -176,7 +176,7 @@ def test_an_unanswered_identity_call_blocks_every_other_check(stubs):
 
 
 def test_the_layer_arn_follows_the_regions_partition(stubs):
-    arn = "arn:aws-cn:lambda:cn-north-1:753240598075:layer:LambdaAdapterLayerArm64:26"
+    arn = "arn:aws-cn:lambda:cn-north-1:753240598075:layer:LambdaAdapterLayerArm64:27"
     stubs.respond("lambda", "get_layer_version_by_arn", {"CompatibleArchitectures": ["arm64"]}, {"Arn": arn})
     [finding] = checks.check_web_adapter_layer(checkup(stubs, project_with({"region": "cn-north-1"})))
     assert finding.level is Level.OK and "cn-north-1" in finding.message

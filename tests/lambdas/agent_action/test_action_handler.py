@@ -25,7 +25,7 @@ def _settings(user_context: str = "none") -> TenantSettings:
     )
 
 
-def _event(function: str = "search_knowledge", parameters=None, session=None) -> dict:
+def _event(function: str = "search_knowledge", parameters=None, session=None, prompt=None) -> dict:
     return {
         "messageVersion": "1.0",
         "agent": {"name": "acme-agent", "id": "AGENT12345", "alias": "ALIAS12345", "version": "1"},
@@ -35,7 +35,7 @@ def _event(function: str = "search_knowledge", parameters=None, session=None) ->
         "function": function,
         "parameters": parameters if parameters is not None else [{"name": "question", "type": "string", "value": "q"}],
         "sessionAttributes": session or {},
-        "promptSessionAttributes": {},
+        "promptSessionAttributes": prompt or {},
     }
 
 
@@ -94,10 +94,34 @@ def test_user_id_in_a_parameter_is_never_used_as_identity(stubbed_client):
     assert result["responseState"] == "FAILURE"
 
 
-def test_session_user_id_on_a_tenant_without_acls_is_refused(stubbed_client):
-    result = _function_response(handle(_event(session={"userId": "alice"}), _settings("none"), stubbed_client))
+def test_turn_user_id_on_a_tenant_without_acls_is_refused(stubbed_client):
+    result = _function_response(handle(_event(prompt={"userId": "alice"}), _settings("none"), stubbed_client))
     assert result["responseState"] == "FAILURE"
     assert "user_id_not_allowed" in result["responseBody"]["TEXT"]["body"]
+
+
+@pytest.mark.parametrize("key", ["userId", "userid", "USERID"])
+def test_a_user_id_session_attribute_is_refused_even_beside_this_turns_user(stubbed_client, key):
+    """Issue 26 item 4: a session attribute outlives its turn, so it never names the end user."""
+    event = _event(session={key: "dana"}, prompt={"userId": "dana"})
+    result = _function_response(handle(event, _settings("trusted"), stubbed_client))
+    assert result["responseState"] == "FAILURE"
+    body = result["responseBody"]["TEXT"]["body"]
+    assert (
+        body.startswith(f"user_id_not_allowed: sessionAttributes.{key} persists") and "promptSessionAttributes" in body
+    )
+
+
+@pytest.mark.parametrize(
+    ("user_id", "words"), [("u" * 257, "1 to 256 characters"), ("dana\n", "U+000A"), ("da\u200bna", "U+200B")]
+)
+def test_the_turns_user_id_follows_the_endpoints_rule(stubbed_client, user_id, words):
+    result = _function_response(handle(_event(prompt={"userId": user_id}), _settings("trusted"), stubbed_client))
+    assert result["responseState"] == "FAILURE"
+    assert (
+        result["responseBody"]["TEXT"]["body"].startswith("invalid_user_id:")
+        and words in result["responseBody"]["TEXT"]["body"]
+    )
 
 
 def test_not_a_function_event_fails_without_raising(stubbed_client):

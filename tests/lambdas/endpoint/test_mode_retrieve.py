@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import time
 from dataclasses import replace
 
 import pytest
@@ -9,9 +10,9 @@ import pytest
 from contract.events import ResultEvent, TraceEvent
 from contract.settings import Retriever, RoutingSettings
 from lambdas.endpoint.fusion import reciprocal_rank_fusion
-from lambdas.endpoint.modes import retrieve
+from lambdas.endpoint.modes import CallContext, retrieve
 from lambdas.endpoint.request import Query
-from lambdas.endpoint.translate import Translator
+from lambdas.endpoint.retry import RetryPolicy
 from tests.endpoint_server import emulator_client, tenant_settings
 
 SETTINGS = tenant_settings(("docs", "tickets", "wiki"), routing=RoutingSettings(rrf_k=60))
@@ -24,9 +25,10 @@ def query(question: str, aliases=("docs", "tickets", "wiki"), max_results: int =
 
 def run(emulator, settings, q, user_id=None):
     request = retrieve.build_request(q, settings, user_id)
-    translator = Translator({r.knowledge_base_id: r.alias for r in settings.retrievers})
-    upstream = retrieve.open(emulator_client(emulator.url), request, translator)
-    return list(upstream), translator.stats
+    alias_of = {r.knowledge_base_id: r.alias for r in settings.retrievers}
+    call = CallContext(settings, emulator_client(emulator.url), alias_of, time.monotonic(), RetryPolicy.once())
+    upstream = retrieve.RetrieveMode().open(request, call)
+    return list(upstream), upstream.stats
 
 
 def test_build_request_is_one_retrieve_call_per_knowledge_base():

@@ -166,7 +166,7 @@ def test_a_client_giving_up_during_delay_first_ms_closes_the_stream_before_any_e
 
 def test_injected_retrieval_failure_is_a_failed_step_and_the_stream_goes_on(bedrock, emulator):
     emulator.set_faults(fail_retrievals=1)
-    events = run(bedrock, **request("exports and webhooks"))
+    events = run(bedrock, **request("How long are exports kept, and how quickly must a webhook endpoint answer?"))
     statuses = [
         e["traceEvent"]["attributes"]
         for e in events

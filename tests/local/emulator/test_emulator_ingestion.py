@@ -92,3 +92,32 @@ def test_bad_acl_control_bodies_are_rejected(emulator):
         httpx.post(url, json={"knowledgeBaseId": DOCS, "documentId": "overview.md", "users": "bob"}).status_code == 400
     )
     assert httpx.post(url, json={"knowledgeBaseId": DOCS, "documentId": "nope.md", "users": []}).status_code == 404
+
+
+def test_ingestion_jobs_come_in_pages_and_boto3s_paginator_sees_every_one(agent, emulator):
+    for _ in range(3):  # more jobs than one page of 2 holds, whatever other tests left
+        agent.start_ingestion_job(knowledgeBaseId=DOCS, dataSourceId=DOCS_SOURCE)
+        httpx.post(f"{emulator.url}/_emulator/ingestion/complete", json={"knowledgeBaseId": DOCS})
+    everything = agent.list_ingestion_jobs(knowledgeBaseId=DOCS, dataSourceId=DOCS_SOURCE, sortBy=NEWEST_FIRST)
+    assert "nextToken" not in everything  # all on one page by default
+    expected = [j["ingestionJobId"] for j in everything["ingestionJobSummaries"]]
+    first = agent.list_ingestion_jobs(knowledgeBaseId=DOCS, dataSourceId=DOCS_SOURCE, sortBy=NEWEST_FIRST, maxResults=2)
+    assert len(first["ingestionJobSummaries"]) == 2 and first["nextToken"]
+    # What the AWS CLI's --page-size does: the paginator's limit key (maxResults) per request.
+    paginator = agent.get_paginator("list_ingestion_jobs")
+    pages = list(
+        paginator.paginate(
+            knowledgeBaseId=DOCS, dataSourceId=DOCS_SOURCE, sortBy=NEWEST_FIRST, PaginationConfig={"PageSize": 2}
+        )
+    )
+    assert [j["ingestionJobId"] for page in pages for j in page["ingestionJobSummaries"]] == expected
+    assert len(pages) == -(-len(expected) // 2) and all(len(p["ingestionJobSummaries"]) <= 2 for p in pages)
+    assert "nextToken" not in pages[-1]
+
+
+def test_a_page_token_of_another_data_source_is_refused(agent):
+    token = agent.list_ingestion_jobs(knowledgeBaseId=DOCS, dataSourceId=DOCS_SOURCE, maxResults=1)["nextToken"]
+    tickets = kb_id_for("tickets")
+    with pytest.raises(ClientError) as caught:
+        agent.list_ingestion_jobs(knowledgeBaseId=tickets, dataSourceId=data_source_id_for("tickets"), nextToken=token)
+    assert caught.value.response["Error"]["Code"] == "ValidationException"

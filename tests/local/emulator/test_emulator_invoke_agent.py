@@ -61,12 +61,12 @@ def test_identity_refusal_ends_the_stream_with_dependency_failed(emulator):
     assert "dependencyFailedException" in str(raised.value)
 
 
-def test_session_user_id_reaches_the_retrieval_as_user_context(emulator):
+def test_the_turns_user_id_reaches_the_retrieval_as_user_context(emulator):
     settings = corpus_settings(emulator)
     trusted = settings.__class__(**{**settings.__dict__, "user_context": "trusted"})
     agent = _register(emulator, "trusted-tenant", trusted.to_json())
     emulator.client()  # same journal as the handler's calls
-    events = _events(emulator, agent, sessionState={"sessionAttributes": {"userId": "alice"}})
+    events = _events(emulator, agent, sessionState={"promptSessionAttributes": {"userId": "alice"}})
     assert "chunk" in events[-1]
     with urllib.request.urlopen(f"{emulator.url}/_emulator/requests", timeout=10) as response:
         requests = json.loads(response.read())

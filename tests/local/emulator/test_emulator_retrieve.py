@@ -61,7 +61,8 @@ def test_unknown_knowledge_base_is_not_found(bedrock):
     assert caught.value.response["Error"]["Code"] == "ResourceNotFoundException"
 
 
-def test_guardrail_intervention_returns_nothing(bedrock):
+def test_guardrail_intervention_returns_nothing(bedrock, emulator):
+    emulator.register_guardrail("abc", "DRAFT", {"wordPolicyConfig": {"wordsConfig": [{"text": "forbidden"}]}})
     guardrail = {"guardrailId": "abc", "guardrailVersion": "DRAFT"}
     response = retrieve(bedrock, "a forbidden question about exports", guardrailConfiguration=guardrail)
     assert (response["guardrailAction"], response["retrievalResults"]) == ("INTERVENED", [])
@@ -73,3 +74,32 @@ def test_throttling_applies_to_retrieve_too(bedrock, emulator):
     with pytest.raises(ClientError) as caught:
         retrieve(bedrock, "exports")
     assert caught.value.response["Error"]["Code"] == "ThrottlingException"
+
+
+def test_more_results_than_a_page_holds_come_with_next_token_and_the_paginator_sees_all(bedrock):
+    from local.emulator.corpus import load_corpus
+    from local.emulator.index import KnowledgeBaseIndex
+    from local.emulator.retrieve_api import RETRIEVE_PAGE_SIZE
+
+    config = {"managedSearchConfiguration": {"numberOfResults": 25}}
+    first = retrieve(bedrock, "export limit retry webhook plan", retrievalConfiguration=config)
+    assert len(first["retrievalResults"]) == RETRIEVE_PAGE_SIZE and first["nextToken"]
+    paginator = bedrock.get_paginator("retrieve")
+    pages = list(
+        paginator.paginate(
+            knowledgeBaseId=kb_id_for("docs"),
+            retrievalQuery={"text": "export limit retry webhook plan"},
+            retrievalConfiguration=config,
+        )
+    )
+    chunks = [r["metadata"]["x-amz-bedrock-kb-chunk-id"] for page in pages for r in page["retrievalResults"]]
+    docs = next(kb for kb in load_corpus().values() if kb.folder == "docs")
+    matching = len(KnowledgeBaseIndex(docs).search("export limit retry webhook plan", 25))
+    assert matching > 2 * RETRIEVE_PAGE_SIZE  # the query needs three pages
+    assert len(pages) == 3 and len(chunks) == len(set(chunks)) == matching and "nextToken" not in pages[-1]
+    scores = [r["score"] for page in pages for r in page["retrievalResults"]]
+    assert scores == sorted(scores, reverse=True)  # one ranking, cut into pages
+    with pytest.raises(ClientError) as caught:  # a token is good once
+        retrieve(bedrock, "export limit retry webhook plan", nextToken=first["nextToken"])
+        retrieve(bedrock, "export limit retry webhook plan", nextToken=first["nextToken"])
+    assert caught.value.response["Error"]["Code"] == "ValidationException"

@@ -22,6 +22,10 @@ from tests.lambdas.endpoint.cache.conftest import cached_service
 from tests.lambdas.endpoint.conftest import sent_bodies
 
 QUESTION = "How do I rotate an API key without downtime?"
+# A question of two parts: the planner retrieves for each (a place for a retrieval to fail).
+TWO_PARTS = "How do I rotate an API key, and what are the rate limits?"
+# A multi-hop question allowed one iteration: its only plan still searches, so it stops at the limit.
+HOPS = "Which team owns the runbook for the error Contoso Analytics hit in TCK-1240?"
 ALICE = "arn:aws:sts::123456789012:assumed-role/acme-app/alice"
 BOB = "arn:aws:sts::123456789012:assumed-role/acme-app/bob"
 
@@ -133,7 +137,7 @@ def test_a_request_may_bypass_the_cache(cached, emulator):
 @pytest.mark.parametrize(
     "faults, question",
     [
-        ({"fail_retrievals": 1}, QUESTION),  # a FAILED retrieval: a partial answer
+        ({"fail_retrievals": 1}, TWO_PARTS),  # a FAILED retrieval: a partial answer
         ({"error_after_events": 3}, QUESTION),  # an error mid-stream
     ],
 )
@@ -148,6 +152,9 @@ def test_unfinished_answers_are_never_stored(cached, emulator, faults, question)
 
 
 def test_a_guardrail_intervention_is_never_stored(emulator):
+    emulator.register_guardrail(
+        "localacmeguardrail", "1", {"wordPolicyConfig": {"wordsConfig": [{"text": "forbidden"}]}}
+    )
     settings, cache = cached_service(emulator, guardrail_id="localacmeguardrail", guardrail_version="1")
     with start_endpoint(emulator, settings, cache=cache) as endpoint:
         frames = ask(endpoint, "Tell me something forbidden")
@@ -177,11 +184,10 @@ def test_a_deadline_stop_is_never_stored(emulator):
 
 def test_an_iteration_limit_answer_is_replayed_with_its_honest_stop_reason(cached):
     endpoint, cache = cached
-    question = "How do I rotate an API key, and what are the rate limits?"
-    first = ask(endpoint, question)
+    first = ask(endpoint, HOPS, maxAgentIteration=1)
     assert first[-1].data["stopReason"] == "iteration_limit"
     wait_stored(cache, 0)
-    second = ask(endpoint, question)
+    second = ask(endpoint, HOPS, maxAgentIteration=1)
     assert second[-1].data["cache"] == "hit" and second[-1].data["stopReason"] == "iteration_limit"
 
 
@@ -234,10 +240,10 @@ def test_an_answer_with_more_pages_is_never_stored_and_a_later_page_bypasses(emu
     """A page token is single-use and bound to the service's state: it cannot be replayed from a cache."""
     settings, cache = cached_service(emulator, max_results=2)
     with start_endpoint(emulator, settings, cache=cache) as endpoint:
-        first = ask(endpoint, "How do I rotate an API key, and what are the rate limits?")
+        first = ask(endpoint, TWO_PARTS)
         token = first[-1].data.get("nextToken")
         assert token and first[-1].data["cache"] == "miss"
         endpoint.wait_idle()
         assert cache.store.stats("acme").counters["stored"] == 0
-        page = ask(endpoint, "How do I rotate an API key, and what are the rate limits?", nextToken=token)
+        page = ask(endpoint, TWO_PARTS, nextToken=token)
     assert page[-1].data["cache"] == "bypass"

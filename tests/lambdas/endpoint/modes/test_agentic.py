@@ -135,6 +135,7 @@ def test_the_done_event_says_when_the_estimate_leaves_out_the_planner_model(app_
 
 
 def test_the_emulator_receives_subset_caps_filter_guardrail_and_user(app_client, emulator):
+    emulator.register_guardrail("g1", "1", {})  # the emulator answers only guardrails it knows
     client = app_client(
         tenant_settings(
             ("docs", "tickets", "wiki"),

@@ -1,0 +1,64 @@
+"""The ASGI response that streams a request's events: headers with the first frame, each frame as it exists.
+
+Starlette's StreamingResponse runs an anyio task group per response to notice a client that goes
+away; this one does the same with two asyncio tasks, which keeps anyio off a cold start's first
+request and off the first event's path (bench/RESULTS.md). It waits for the first frame before it
+sends the status line, so headers and first frame leave back to back. Whatever ends the stream
+— its last frame, a client that hangs up, a server shutting down — the frames' generator is closed
+before the response returns, so its cleanup (the upstream call ends; `finish` writes `done`) runs at
+once.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import contextlib
+from collections.abc import AsyncGenerator, Mapping
+
+from starlette.responses import Response
+from starlette.types import Receive, Scope, Send
+
+_NO_MORE = {"type": "http.response.body", "body": b"", "more_body": False}
+
+
+async def disconnected(receive: Receive) -> None:
+    """Returns once the client hangs up (the body has been read: nothing else can arrive)."""
+    while (await receive())["type"] != "http.disconnect":
+        pass
+
+
+class EventStreamResponse(Response):
+    """A Response in type only (Starlette's routes return one); it renders no body of its own."""
+
+    def __init__(self, frames: AsyncGenerator[bytes, None], media_type: str, headers: Mapping[str, str]) -> None:
+        self.frames = frames
+        self.status_code = 200
+        self.media_type = media_type
+        self.background = None
+        content_type = f"{media_type}; charset=utf-8" if media_type.startswith("text/") else media_type
+        self.raw_headers = [
+            (name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()
+        ]
+        self.raw_headers.append((b"content-type", content_type.encode("latin-1")))  # as Starlette's responses
+
+    async def _send_all(self, send: Send) -> None:
+        first = await anext(self.frames, None)
+        await send({"type": "http.response.start", "status": 200, "headers": self.raw_headers})
+        if first is not None:
+            await send({"type": "http.response.body", "body": first, "more_body": True})
+            async for frame in self.frames:
+                await send({"type": "http.response.body", "body": frame, "more_body": True})
+        await send(_NO_MORE)
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        sending = asyncio.ensure_future(self._send_all(send))
+        watching = asyncio.ensure_future(disconnected(receive))
+        try:
+            await asyncio.wait({sending, watching}, return_when=asyncio.FIRST_COMPLETED)
+        finally:
+            watching.cancel()
+            if not sending.done():
+                sending.cancel()
+            with contextlib.suppress(asyncio.CancelledError, OSError):
+                await sending
+            await self.frames.aclose()
