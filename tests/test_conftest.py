@@ -167,7 +167,8 @@ def test_the_users_of_the_session_synth_run_on_one_worker_with_one_synth(pyteste
     pytester.makepyfile(test_grouped=GROUPED_TESTS)
     monkeypatch.setenv("PYTHONPATH", str(REPO))
     monkeypatch.setenv("TRACES", str(tmp_path))
-    result = pytester.runpytest_inprocess("-n", "2", "--dist", "loadgroup", "-p", "no:cacheprovider")
+    plugins = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:anyio", "-p", "no:typeguard"]
+    result = pytester.runpytest_inprocess("-n", "2", "--dist", "loadgroup", *plugins)
     result.assert_outcomes(passed=16)
     made = [path.name for path in (tmp_path / "made").iterdir()]
     workers = {path.name.split("-")[1] for path in (tmp_path / "ran").iterdir()}
