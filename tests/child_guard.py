@@ -12,12 +12,17 @@ exception does not save the test: tests/conftest.py fails it afterwards from `vi
 
 from __future__ import annotations
 
+import os
 import sys
 from dataclasses import dataclass, field
 from typing import Any
 
 # Audit events raised before a process is created (subprocess, os.system, posix_spawn, exec, fork).
 SPAWN_EVENTS = frozenset({"subprocess.Popen", "os.system", "os.posix_spawn", "os.spawn", "os.exec", "os.fork"})
+# Programs a library runs once per machine, not per test: allowed, with the reason.
+ALLOWED_PROGRAMS = {
+    "fc-list": "matplotlib lists the system fonts once, when it builds its font cache (a new HOME)",
+}
 MARKERS = ("slow", "server", "synth")
 
 
@@ -39,7 +44,10 @@ def _hook(event: str, args: tuple[Any, ...]) -> None:
     if _watch.test is None or event not in SPAWN_EVENTS:
         return
     if event == "subprocess.Popen":
-        what = " ".join(map(str, args[1] if isinstance(args[1], (list, tuple)) else [args[1] or args[0]]))
+        argv = [str(part) for part in (args[1] if isinstance(args[1], (list, tuple)) else [args[1] or args[0]])]
+        if argv and os.path.basename(argv[0]) in ALLOWED_PROGRAMS:
+            return
+        what = " ".join(argv)
     else:
         what = f"{event}{args!r}"
     _watch.started.append(what[:200])
