@@ -10,7 +10,7 @@ CDK := npx --no-install cdk
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
 
-.PHONY: help setup synth synth-pipeline deploy-pipeline test test-fast lint typecheck fmt clean deploy diff lock validate local emulator scan checkov-lock eval-doc
+.PHONY: help setup synth synth-pipeline deploy-pipeline test test-fast lint typecheck fmt clean deploy diff lock validate local emulator scan checkov-lock eval-doc playground-screenshot
 
 # Unit tests only: no synth, no server, no subprocess (tests/conftest.py marks those from what each test uses).
 # Folders whose every test synthesizes are not even collected, so aws_cdk is never imported; bytecode
@@ -80,6 +80,9 @@ eval-doc: $(BIN)/.installed  ## Rerun the sample evaluation (local emulator, fre
 	$(BIN)/akb eval --local --dataset local/eval/sample.jsonl --out .build/eval-sample --update-doc docs/evaluation.md
 	cp .build/eval-sample/recall_by_hops.png docs/img/eval-emulator-recall-by-hops.png
 	cp .build/eval-sample/cost_vs_recall.png docs/img/eval-emulator-cost-vs-recall.png
+
+playground-screenshot: $(BIN)/.installed  ## docs/img/playground.png: akb playground --local in headless /usr/bin/chromium after one question
+	$(BIN)/python -m tests.client.playground.screenshot docs/img/playground.png
 
 # The pipeline's own templates (akb-pipeline, its cross-region support stack) sit at the top of its
 # assembly; its stages' templates (assembly-*/) are the SCAN_ENVS stacks again and are not rescanned.

@@ -10,9 +10,10 @@ cache in a SQLite file, as `akb local` runs it) and, in one run:
    to the ACL'd document. Every hit is checked against the source: the same request with
    `cache: bypass` must return the same results and answer, else it counts as wrong reuse;
 2. near-duplicates: labelled pairs that must not share an entry (negation, other id, other date,
-   other filter, other user, after a version change, after a revocation), each from an empty
-   cache: the second request of a pair must not be a hit. Pairs that should share one (spelling
-   variants) are reported too, so the normalizer's reach is visible.
+   other filter, other user, after a version change, after a revocation; and since issue 26 a
+   superscript, a sharp s, a circled digit, a proper noun's capital, the same user name in another
+   account), each from an empty cache: the second request of a pair must not be a hit. Pairs that
+   should share one (spelling variants) are reported too, so the normalizer's reach is visible.
 
 Cost saved is the endpoint's own estimate (`done.estimatedCostUsd`, list prices from config) of
 the miss each hit replaced. The emulator is a stand-in for Bedrock: latencies are the emulator's
@@ -41,13 +42,13 @@ import httpx
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.results_file import append_result  # noqa: E402
 from contract.settings import CacheSettings  # noqa: E402
 from lambdas.endpoint.cache.setup import build_cache  # noqa: E402
 from lambdas.endpoint.cache.store import SqliteStore, VersionMark  # noqa: E402
 from local.emulator import kb_id_for, start_emulator  # noqa: E402
 from tests.endpoint_server import context_header, emulator_client, iter_frames, start_endpoint, tenant_settings  # noqa: E402
 
-RESULTS = ROOT / "bench" / "RESULTS.md"
 SAMPLE = ROOT / "local" / "eval" / "sample.jsonl"
 ACL_QUESTION = "What is on the 2025 roadmap?"  # its best document, internal/roadmap-2025.md, is ACL'd
 ACL_DOCUMENT = "internal/roadmap-2025.md"
@@ -78,6 +79,20 @@ MUST_DIFFER = [
         {"question": 'Where is "Invalid Token" explained?'},
         {"question": 'Where is "invalid token" explained?'},
     ),
+    # Issue 26: spellings that compatibility normalization or case folding used to merge.
+    (
+        "superscript",
+        {"question": "What is 10\u00b2 in the export limits?"},
+        {"question": "What is 102 in the export limits?"},
+    ),
+    ("cube", {"question": "Is the 2\u00b3 retry limit documented?"}, {"question": "Is the 23 retry limit documented?"}),
+    ("sharp s", {"question": "Which Ma\u00dfe apply to uploads?"}, {"question": "Which Masse apply to uploads?"}),
+    (
+        "circled digit",
+        {"question": "What is step \u2460 of key rotation?"},
+        {"question": "What is step 1 of key rotation?"},
+    ),
+    ("proper noun case", {"question": "Who sells Polish pottery?"}, {"question": "Who sells polish pottery?"}),
 ]
 # Spelling variants that may share an entry (reported, not required).
 MAY_SHARE = [
@@ -86,11 +101,13 @@ MAY_SHARE = [
         {"question": "how do I rotate an API key without downtime"},
     ),
     ({"question": "What does error ACME-2204 mean?"}, {"question": "What  does error ACME-2204 mean ?"}),
+    ({"question": "How do I rotate an API key?"}, {"question": "\uff28ow do I rotate an \uff21\uff30\uff29 key\uff1f"}),
 ]
 
 
 def caller(user: str) -> str:
-    return f"arn:aws:sts::123456789012:assumed-role/acme-app/{user}"
+    """acme-app's session for `user` (its trust policy pins session names), or `user` itself when it is an ARN."""
+    return user if user.startswith("arn:") else f"arn:aws:sts::123456789012:assumed-role/acme-app/{user}"
 
 
 class Counting:
@@ -228,6 +245,11 @@ def near_duplicates(url: str, emulator, cache) -> list[tuple[str, bool]]:
             emulator.set_acl(kb_id_for("docs"), ACL_DOCUMENT, ["bob"])
         user = "bob" if change is None else "alice"
         outcomes.append((label, ask(url, user, {"question": ACL_QUESTION}).outcome == "hit"))
+    cache.store.flush("acme")  # issue 26: IAM user alice of another account is not the tenant's alice
+    ask(url, "arn:aws:iam::123456789012:user/alice", {"question": ACL_QUESTION})
+    time.sleep(0.05)
+    other = ask(url, "arn:aws:iam::444455556666:user/alice", {"question": ACL_QUESTION})
+    outcomes.append(("same name, other account", other.outcome == "hit"))
     emulator.reset()
     return outcomes
 
@@ -368,14 +390,6 @@ def report(runs: list[dict]) -> str:
     return "\n".join(lines)
 
 
-def record(text: str) -> None:
-    heading = "## Result cache replay (bench/cache_replay.py)"
-    current = RESULTS.read_text()
-    if heading not in current:
-        current = current.rstrip("\n") + f"\n\n{heading}\n"
-    RESULTS.write_text(current.rstrip("\n") + "\n\n" + text)
-
-
 def run(args, acl: bool) -> dict:
     with tempfile.TemporaryDirectory() as folder, start_emulator(delay_ms=args.delay_ms) as emulator:
         config = CacheSettings(acl_knowledge_bases=["docs", "tickets"] if acl else [])
@@ -402,7 +416,7 @@ def main() -> None:
     text = report([run(args, acl=True), run(args, acl=False)])
     print(text)
     if not args.no_record:
-        record(text)
+        append_result("## Result cache replay (bench/cache_replay.py)", text)
 
 
 if __name__ == "__main__":

@@ -35,11 +35,11 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from client.endpoint_client import Client  # noqa: E402
-from client.evaluation.dataset import EvalItem, load_dataset  # noqa: E402
 from client.evaluation.local_target import local_endpoint  # noqa: E402
 from client.evaluation.scores import judge, rank_documents, recall_at, reciprocal_rank  # noqa: E402
 from contract.events import DoneEvent, ResultEvent  # noqa: E402
 from schema import load_project  # noqa: E402
+from schema.eval_dataset import EvalItem, load_dataset  # noqa: E402
 
 SAMPLE = ROOT / "local" / "eval" / "sample.jsonl"
 NOT_FOUND_PREFIX = "I could not find"

@@ -39,7 +39,7 @@ from features.endpoint_limits import (
     function_name_message,
     worst_case_size,
 )
-from features.endpoint_plan import EndpointPlan
+from features.endpoint_plan import PAGE_TOKEN_KEY_LENGTH, EndpointPlan
 from features.tenant_feature import TenantScope
 from policies.api_invoker import api_invoker_policy
 from policies.endpoint_role import endpoint_role_policy
@@ -157,7 +157,11 @@ class StreamingEndpoint(Construct):
 
     def _environment_variables(self) -> dict[str, str]:
         """The adapter's settings and the tenant's, checked against Lambda's 4 KB at their worst case."""
-        environment_variables = self.props.plan.variables(self.front_door)
+        # The key that seals nextToken to its request: the UUID CloudFormation put in this stack's id, shared
+        # by every container, in no template or config, no new resource (lambdas/endpoint/page_tokens.py).
+        page_token_key = cdk.Fn.select(2, cdk.Fn.split("/", cdk.Aws.STACK_ID))
+        self.token_lengths[page_token_key] = PAGE_TOKEN_KEY_LENGTH
+        environment_variables = self.props.plan.variables(self.front_door, page_token_key)
         where = f"{self.node.path} (tenant {self.tenant_name})"
         check_environment_size(environment_variables, self.token_lengths, where=where)
         return environment_variables

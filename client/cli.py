@@ -20,6 +20,7 @@ COMMANDS: dict[str, str] = {
     "emulator": "client.commands.emulator",
     "local": "client.commands.local",
     "mcp": "client.commands.mcp_serve",
+    "playground": "client.commands.playground",
 }
 
 

@@ -40,7 +40,7 @@ class CostError(Exception):
 
 def parse_since(text: str) -> int:
     """`30d`, `12h`, `2w` -> seconds (at least 1 hour, at most 455 days)."""
-    match = _SINCE.match(text.strip())
+    match = _SINCE.fullmatch(text.strip())
     if not match:
         raise CostError(f"--since {text!r} is not a duration: use a number and h, d or w (e.g. 30d, 12h, 2w)")
     seconds = int(match.group(1)) * _UNIT_SECONDS[match.group(2)]

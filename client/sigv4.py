@@ -46,12 +46,12 @@ _API_HOST = re.compile(r"^[a-z0-9-]+\.execute-api\.(?P<region>[a-z0-9-]+)\.(vpce
 def region_from_url(url: str) -> str | None:
     """The region of a function URL or execute-api URL, None for any other host (a custom domain)."""
     host = urlsplit(url).hostname or ""
-    match = _FUNCTION_URL_HOST.match(host) or _API_HOST.match(host)
+    match = _FUNCTION_URL_HOST.fullmatch(host) or _API_HOST.fullmatch(host)
     return match.group("region") if match else None
 
 
 def is_function_url(url: str) -> bool:
-    return bool(_FUNCTION_URL_HOST.match(urlsplit(url).hostname or ""))
+    return bool(_FUNCTION_URL_HOST.fullmatch(urlsplit(url).hostname or ""))
 
 
 def service_for(url: str) -> str:

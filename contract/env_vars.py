@@ -25,6 +25,9 @@ REQUEST_CONTEXTS = "AKB_REQUEST_CONTEXTS"
 LOCAL_MODE = "AKB_LOCAL_MODE"
 LOCAL_CALLER_ARN = "AKB_LOCAL_CALLER_ARN"
 LOCAL_FRONT_DOOR = "AKB_LOCAL_FRONT_DOOR"  # `api_gateway`: the local stand-in for API Gateway
+# The key that seals `done.nextToken` to its request (lambdas/endpoint/page_tokens.py): the stack sets
+# its stack id's UUID; required outside local mode.
+PAGE_TOKEN_KEY = "AKB_PAGE_TOKEN_KEY"  # noqa: S105 - the variable's name, not a key
 LOG_SERVICE = "AKB_LOG_SERVICE"  # the gateway interceptor logs as itself with the endpoint's fields
 LOG_LEVEL = "AKB_LOG_LEVEL"
 PYTHON = "AKB_PYTHON"  # the interpreter lambdas/run.sh starts (tests and `akb local` pick theirs)
@@ -81,6 +84,7 @@ def endpoint_environment(
     features: FeatureValues | None = None,
     request_contexts: Sequence[RequestContext] = (),
     local: LocalRun | None = None,
+    page_token_key: str | None = None,
 ) -> dict[str, str]:
     """The endpoint's variables: the adapter's (in Lambda) or local mode's, the settings, and each
     opt-in part's (the features' values such as the cache's table, the front door's request contexts)."""
@@ -95,6 +99,8 @@ def endpoint_environment(
         contexts = ["api_gateway"]  # every local request then carries an API Gateway context
     if contexts and contexts != ["function_url"]:
         variables[REQUEST_CONTEXTS] = ",".join(contexts)
+    if page_token_key is not None:
+        variables[PAGE_TOKEN_KEY] = page_token_key
     return variables
 
 

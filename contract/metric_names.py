@@ -101,3 +101,18 @@ BEDROCK_SERIES: dict[tuple[str, str | None], tuple[str, ...]] = {
     (BEDROCK_TOTAL_ITERATION_COUNT, BEDROCK_AGENTIC): _AGENTIC_SERIES,
     (BEDROCK_RAW_DATA_SIZE, None): (BEDROCK_KNOWLEDGE_BASE_DIMENSION,),
 }
+
+# The quality gate's figures (client/evaluation/gate.py, docs/evaluation.md), put by each gate run with
+# PutMetricData in a namespace of their own, so the gate's role may publish there and nowhere else
+# (`cloudwatch:namespace` condition: ledger, the quality gate). One datum per figure and checked mode.
+QUALITY_NAMESPACE = "AgenticRetrieval/QualityGate"
+QUALITY_ENVIRONMENT_DIMENSION = "Environment"
+QUALITY_MODE_DIMENSION = "Mode"
+QUALITY_DIMENSIONS = (QUALITY_ENVIRONMENT_DIMENSION, TENANT_DIMENSION, QUALITY_MODE_DIMENSION)
+QUALITY_RECALL_AT_5 = "Recall5"
+QUALITY_MRR = "MRR"
+QUALITY_COMPLETE_RATE = "CompleteRate"
+QUALITY_ANSWER_P95_SECONDS = "AnswerP95Seconds"
+QUALITY_COST_PER_QUESTION = "CostPerQuestion"
+# 1 when the run failed (a threshold, a baseline regression or a failed request), else 0: one series per run.
+QUALITY_GATE_FAILED = "GateFailed"

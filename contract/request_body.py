@@ -25,14 +25,16 @@ MAX_TEXT_CHARS = 10_000  # query text is at most 10,000 characters (docs/facts-a
 MAX_MESSAGES = 50
 MAX_KNOWLEDGE_BASES = 5  # AgenticRetrieveStream takes at most 5 retrievers
 MAX_USER_ID_CHARS = 256
-# AgenticRetrieveStream's NextToken: 1-2048 characters, no whitespace (botocore model; ledger).
-MAX_NEXT_TOKEN_CHARS = 2048
+# AgenticRetrieveStream's NextToken: 1-2048 characters, no whitespace (botocore model; ledger). The
+# endpoint hands it out sealed to its request, 23 characters longer (lambdas/endpoint/page_tokens.py).
+MAX_UPSTREAM_NEXT_TOKEN_CHARS = 2048
+MAX_NEXT_TOKEN_CHARS = MAX_UPSTREAM_NEXT_TOKEN_CHARS + 23
 NEXT_TOKEN_PATTERN = r"^\S+$"  # noqa: S105 - a format, not a secret
 # AgentCoreMemorySessionId: 1-100 characters, `^[a-zA-Z0-9][a-zA-Z0-9\-_]*$` (botocore model; ledger).
 MAX_SESSION_ID_CHARS = 100
 SESSION_ID_PATTERN = r"^[a-zA-Z0-9][a-zA-Z0-9\-_]*$"
 ROLES = ("user", "assistant")
-BLANK = "must not be blank (whitespace, zero-width or control characters only)"
+BLANK = "must not be blank (whitespace, invisible or control characters only)"
 # Characters a user id never holds: controls (NUL, newlines: log and header injection), format
 # characters (zero-width, bidi overrides: `bo\u200bb` would look like `bob`), lone surrogates, line
 # and paragraph separators. Every door that takes a user id from a caller applies `user_id_problem`.
@@ -50,10 +52,22 @@ def user_id_problem(value: str) -> str | None:
     return None
 
 
+# Categories of characters a reader never sees on their own: controls, format characters (zero-width
+# space, joiners, BOM, bidi controls, tags), surrogates, private-use and unassigned code points, and
+# marks (combining accents, enclosing circles, variation selectors: they decorate a base character).
+_UNSEEN_CATEGORIES = frozenset({"Cc", "Cf", "Cs", "Co", "Cn", "Mn", "Me", "Mc"})
+# Letters and symbols that render as blank space: the Hangul fillers (U+115F, U+1160, U+3164, U+FFA0,
+# Unicode's Default_Ignorable_Code_Point although category Lo) and U+2800 BRAILLE PATTERN BLANK.
+_BLANK_GLYPHS = frozenset("\u115f\u1160\u3164\uffa0\u2800")
+
+
 def visible(text: str) -> bool:
-    """Whether `text` has a character a reader can see: not whitespace, and not a format or control
-    character (zero-width space U+200B, joiners, BOM are category Cf; str.strip() keeps them)."""
-    return any(not char.isspace() and unicodedata.category(char) not in ("Cf", "Cc") for char in text)
+    """Whether `text` has a character a reader can see: not whitespace, not a character of an unseen
+    category (str.strip() keeps U+200B and the like), not a blank glyph (docs/facts-and-decisions.md)."""
+    return any(
+        not char.isspace() and char not in _BLANK_GLYPHS and unicodedata.category(char) not in _UNSEEN_CATEGORIES
+        for char in text
+    )
 
 
 class BodyError(ValueError):

@@ -118,3 +118,18 @@ def ingestion_metric_namespace(env_name: str, tenant: str) -> str:
     """Namespace of the metric filters over a tenant's ingestion logs (a metric filter cannot add a
     fixed dimension, so the tenant is in the namespace)."""
     return f"AgenticRetrieval/Ingestion/{resource_prefix(env_name, tenant)}"
+
+
+# The quality gate (docs/evaluation.md): the last promoted baseline of a tenant's golden set, written by
+# `akb eval --gate --promote-baseline` (not by the stack: a promotion must not need a deploy).
+QUALITY_BASELINE_KEY = "quality/baseline"
+
+
+def quality_gate_role_name(env_name: str, tenant: str) -> str:
+    """The role the scheduled gate assumes to ask as the tenant's canary user (IAM role names: at most 64)."""
+    return bounded_name(f"{resource_prefix(env_name, tenant)}-quality-gate", 64)
+
+
+def quality_gate_project_name(env_name: str, tenant: str) -> str:
+    """The scheduled gate's CodeBuild project (names: 2-150 of [A-Za-z0-9_-])."""
+    return f"{resource_prefix(env_name, tenant)}-quality-gate"

@@ -20,6 +20,7 @@ from features.endpoint_plan import (
     INSTRUCTION_ID_LENGTH,
     KB_ID_LENGTH,
     OTHER_TOKEN_LENGTH,
+    PAGE_TOKEN_KEY_LENGTH,
     VERSION_LENGTH,
     endpoint_plan,
     planned_refs,
@@ -85,7 +86,7 @@ def _worst_case_variables(project: Project, tenant_name: str) -> dict[str, str]:
         else None,
         refs={name: ref.worst_case() for name, ref in planned_refs(review).items()},
     )
-    return plan.variables(tenant_front_door(project.environment, tenant))
+    return plan.variables(tenant_front_door(project.environment, tenant), "x" * PAGE_TOKEN_KEY_LENGTH)
 
 
 def deploy_problems(project: Project) -> list[Problem]:

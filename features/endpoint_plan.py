@@ -27,6 +27,7 @@ GUARDRAIL_ID_LENGTH = 12
 VERSION_LENGTH = 5
 INSTRUCTION_ID_LENGTH = 12
 OTHER_TOKEN_LENGTH = 100  # an ARN
+PAGE_TOKEN_KEY_LENGTH = 36  # the UUID of a CloudFormation stack id (cdk_constructs/streaming_endpoint.py)
 
 
 @dataclass(frozen=True)
@@ -41,12 +42,14 @@ class EndpointPlan:
     wildcard_reasons: Mapping[str, str]
     token_lengths: Mapping[str, int]
 
-    def variables(self, front_door: FrontDoor) -> dict[str, str]:
-        """The function's environment (contract/env_vars.py names every variable)."""
+    def variables(self, front_door: FrontDoor, page_token_key: str) -> dict[str, str]:
+        """The function's environment (contract/env_vars.py names every variable); `page_token_key` seals
+        nextToken (the stack passes its stack id's UUID, lambdas/endpoint/page_tokens.py)."""
         return endpoint_environment(
             self.settings,
             features=self.values,
             request_contexts=front_door.request_contexts,
+            page_token_key=page_token_key,
         )
 
 

@@ -19,6 +19,7 @@ from features.front_door_feature import FrontDoorFeature
 from features.gateway_feature import GatewayFeature
 from features.ingestion_logs_feature import IngestionLogsFeature
 from features.memory_feature import MemoryFeature
+from features.quality_feature import QualityFeature
 from features.tenant_feature import BuildContext, EnvironmentBuild, FeatureRef, TenantFeature, TenantScope
 from schema import Project
 
@@ -35,6 +36,7 @@ FEATURES: tuple[TenantFeature[Any], ...] = (
     IngestionLogsFeature(),  # `ingestion_logs` APPLICATION_LOGS delivery and alarms (docs/operations.md)
     FrontDoorFeature(),  # `endpoint.front_door` function URL or API Gateway (docs/front-door.md)
     AgentFeature(),  # `agent:` a Bedrock agent whose action group runs agentic retrieval (docs/agents.md)
+    QualityFeature(),  # `quality:` the quality gate's alarms, row and optional schedule (docs/evaluation.md)
 )
 
 

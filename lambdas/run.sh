@@ -8,8 +8,9 @@ export PYTHONPATH="${LAMBDA_TASK_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}${PYTHO
 # endpoint uses none, so skip the scan (cold start: bench/front_door_cold_start.py, bench/RESULTS.md).
 export PYDANTIC_DISABLE_PLUGINS="${PYDANTIC_DISABLE_PLUGINS:-__all__}"
 # Connection limits (the same under `akb local`): a listen backlog for bursts of streams, idle
-# keep-alive connections closed after 5 s, request heads bounded in size (h11) and in time (the
-# protocol class: http_timeouts.py; the body's time bound is the app's, query.py).
+# keep-alive connections closed after 5 s, request heads bounded in time and to 16 KiB whether
+# complete or not (the protocol class, http_timeouts.py: 431; h11's incomplete-event bound is the
+# same number), the body's time bound is the app's (intake.py).
 exec "${AKB_PYTHON:-python3}" -m uvicorn --factory lambdas.endpoint.asgi_app:app_from_environment \
   --host 127.0.0.1 --port "${AWS_LWA_PORT:-8080}" --no-access-log --log-level warning \
   --http lambdas.endpoint.http_timeouts:H11ReadTimeoutProtocol --backlog 2048 --timeout-keep-alive 5 \

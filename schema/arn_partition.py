@@ -34,7 +34,7 @@ PARTITION_REGIONS: tuple[tuple[str, str], ...] = (
 
 def region_partition(region: str) -> str | None:
     """The partition whose region pattern matches `region`, or None."""
-    return next((partition for partition, pattern in PARTITION_REGIONS if re.match(pattern, region)), None)
+    return next((partition for partition, pattern in PARTITION_REGIONS if re.fullmatch(pattern, region)), None)
 
 
 def _is_arn_annotation(annotation: object) -> bool:

@@ -72,7 +72,7 @@ class ArnKind:
             )
         _check_ascii_and_segments(value, self.expected())
         parts = value.split(":", 5)
-        if len(parts) != 6 or parts[0] != "arn" or not PARTITION.match(parts[1]):
+        if len(parts) != 6 or parts[0] != "arn" or not PARTITION.fullmatch(parts[1]):
             raise ValueError(f"'{value}' is not {self.what}; {self.expected()}")
         _, _, service, region, account, resource = parts
         if service != self.service:
@@ -105,7 +105,7 @@ def _check_ascii_and_segments(value: str, expected: str) -> None:
 
 
 def _part_ok(value: str, rule: Part, pattern: re.Pattern[str]) -> bool:
-    return bool(pattern.match(value)) if rule == "required" else value == ""
+    return bool(pattern.fullmatch(value)) if rule == "required" else value == ""
 
 
 # Bedrock model ids: `provider.model[-version][:n[:m]]` (botocore bedrock FoundationModelArn);

@@ -39,7 +39,7 @@ class StrictModel(BaseModel):
 
 
 def _name(value: str) -> str:
-    if not NAME_PATTERN.match(value):
+    if not NAME_PATTERN.fullmatch(value):
         raise ValueError(
             f"'{value}' is not a valid name: use 1-32 lowercase letters, digits and hyphens, "
             "starting with a letter and not ending with a hyphen"
@@ -48,13 +48,13 @@ def _name(value: str) -> str:
 
 
 def _account(value: str) -> str:
-    if not ACCOUNT_PATTERN.match(value):
+    if not ACCOUNT_PATTERN.fullmatch(value):
         raise ValueError(f"'{value}' is not an AWS account id: use 12 digits, quoted in YAML")
     return value
 
 
 def _region(value: str) -> str:
-    if not REGION_PATTERN.match(value):
+    if not REGION_PATTERN.fullmatch(value):
         raise ValueError(f"'{value}' is not an AWS region name (for example us-west-2)")
     return value
 

@@ -7,7 +7,7 @@ from typing import Annotated, Literal
 from pydantic import AfterValidator, Field, model_validator
 
 from schema.alarm_config import DEFAULT_BEDROCK_QUOTA_PER_MINUTE, Alarms
-from schema.arn_types import BedrockModelArn, KmsKeyArn
+from schema.arn_types import BedrockModelArn, IamRoleArn, KmsKeyArn, arn_account
 from schema.common import AccountId, Name, Region, StrictModel, unique
 from schema.front_door import FrontDoorFields
 
@@ -220,6 +220,21 @@ class Environment(StrictModel):
         description="The account's AgenticRetrieveStream quota (requests per minute; default 300, "
         "adjustable in Service Quotas): the environment dashboard and the quota alarm compare against it.",
     )
+    quality_gate_role_arn: IamRoleArn | None = Field(
+        None,
+        description="The role `akb eval --gate` runs as here (the promotion pipeline's gate step assumes it): the "
+        "endpoints of tenants with `quality:` vouch for it as their canary (docs/pipeline.md, The gate role). "
+        "In this environment's account. Default: none (the pipeline needs one where a tenant has `quality:`).",
+    )
+
+    @model_validator(mode="after")
+    def _gate_role_in_this_account(self) -> Environment:
+        if self.quality_gate_role_arn and self.account and arn_account(self.quality_gate_role_arn) != self.account:
+            raise ValueError(
+                f"quality_gate_role_arn is in account {arn_account(self.quality_gate_role_arn)}, not this "
+                f"environment's {self.account}: the gate asks the endpoints as a role of their own account"
+            )
+        return self
 
 
 __all__ = ["LOG_RETENTION_DAYS", "Environment", "Name"]

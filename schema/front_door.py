@@ -36,7 +36,7 @@ _HOSTED_ZONE = re.compile(r"^Z[A-Z0-9]{1,31}$")
 
 def _matching(pattern: re.Pattern[str], what: str, example: str) -> AfterValidator:
     def check(value: str) -> str:
-        if not pattern.match(value):
+        if not pattern.fullmatch(value):
             raise ValueError(f"'{value}' is not {what} (e.g. {example})")
         return value
 

@@ -10,8 +10,9 @@ from schema.arn_types import arn_account
 from schema.common import NAME_PATTERN
 from schema.config_errors import ConfigError, Problem
 from schema.environment import Environment
-from schema.front_door_checks import front_door_file_problems
+from schema.front_door_checks import front_door_file_problems, tenant_front_door
 from schema.name_clashes import name_clash_problems
+from schema.quality_config import quality_file_problems
 from schema.resource_ownership import ownership_problems
 from schema.tenant import Tenant
 from schema.yaml_files import MAX_FILE_BYTES, available, environment_tenants, named_tenants, parse_file, read_yaml
@@ -57,7 +58,7 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
 
 def _environment_file(config_dir: Path, env_name: str) -> Path:
     """`environments/<env_name>.yaml`, or ConfigError for a name that is not one or a missing file."""
-    if not NAME_PATTERN.match(env_name):  # `--env ../..` must not reach outside environments/
+    if not NAME_PATTERN.fullmatch(env_name):  # `--env ../..` must not reach outside environments/
         raise ConfigError(
             [
                 Problem(
@@ -100,6 +101,8 @@ def _load_tenants(
         if tenant is None:
             continue
         tenants[name] = tenant
+        uses_api = tenant_front_door(environment, tenant).uses_api if environment is not None else None
+        problems.extend(quality_file_problems(tenants_dir.parent, tenant_file, tenant, env_file.stem, uses_api))
         if environment is not None:  # the account, front-door and partition rules need a valid environment
             problems.extend(_reader_account_problems(tenant_file, environment, tenant))
             problems.extend(front_door_file_problems(env_file, tenant_file, environment, tenant))
@@ -111,7 +114,7 @@ def _tenants_named_in(env_file: Path, tenants_dir: Path) -> list[str]:
     """The `tenants:` list of an environment file that failed validation, if it is a list of names;
     otherwise every tenant file in the directory."""
     named = named_tenants(env_file)
-    return named if named is not None else [name for name in available(tenants_dir) if NAME_PATTERN.match(name)]
+    return named if named is not None else [name for name in available(tenants_dir) if NAME_PATTERN.fullmatch(name)]
 
 
 def _misnamed_tenant_files(tenants_dir: Path) -> list[Problem]:
@@ -122,7 +125,7 @@ def _misnamed_tenant_files(tenants_dir: Path) -> list[Problem]:
             "the file name is the tenant name: use lowercase letters, digits and hyphens (e.g. acme-support.yaml)",
         )
         for path in sorted(tenants_dir.glob("*.y*ml"))
-        if not NAME_PATTERN.match(path.stem) or path.suffix != ".yaml"
+        if not NAME_PATTERN.fullmatch(path.stem) or path.suffix != ".yaml"
     ]
 
 

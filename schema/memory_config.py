@@ -48,7 +48,7 @@ class MemoryStrategy(StrictModel):
     @field_validator("namespace")
     @classmethod
     def _scoped_to_the_actor(cls, value: str) -> str:
-        if not NAMESPACE_TEMPLATE.match(value):
+        if not NAMESPACE_TEMPLATE.fullmatch(value):
             raise ValueError(
                 f"'{value}' must be literal segments (letters, digits, '-', '_') with one '{ACTOR_PLACEHOLDER}/' "
                 "segment followed by at least one more, e.g. '/actors/{actorId}/facts': every record is "

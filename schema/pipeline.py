@@ -19,6 +19,7 @@ from schema.arn_types import IamRoleArn, arn_account
 from schema.common import AccountId, Name, NonBlank, Region, StrictModel
 from schema.config_errors import ConfigError, Problem
 from schema.loader import Project, available, load_project, parse_file
+from schema.quality_pipeline import gate_stage_problems
 
 # botocore codeconnections ConnectionArn:
 # arn:aws(-[\w]+)*:(codestar-connections|codeconnections):<region>:<account>:connection/<id>
@@ -89,6 +90,7 @@ def load_pipeline(pipeline_file: Path | str, config_dir: Path | str = "config") 
             except ConfigError as error:
                 problems.extend(error.problems)
     for index, project in enumerate(projects):
+        problems.extend(gate_stage_problems(pipeline_file, index, project))
         role_account = arn_account(pipeline.stages[index].smoke_role_arn)
         if project.environment.account and role_account != project.environment.account:
             problems.append(

@@ -129,7 +129,7 @@ def _generated_by(config_dir: Path, listing: dict[str, list[str]]) -> dict[str, 
 
 def platform_bucket(bucket: str, stacks: dict[str, str]) -> str | None:
     """What platform bucket `bucket` is, or None for a bucket the platform does not own."""
-    if CDK_ASSETS_BUCKET.match(bucket):
+    if CDK_ASSETS_BUCKET.fullmatch(bucket):
         return "the CDK bootstrap assets bucket, which holds every stack's deployment assets"
     for stack, made_by in stacks.items():
         if re.fullmatch(rf"{re.escape(stack)}-[a-z0-9]+-[a-z0-9]{{12,13}}", bucket):

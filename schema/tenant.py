@@ -22,6 +22,7 @@ from schema.gateway_config import McpGateway, check_gateway_identity
 from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
 from schema.memory_config import Memory
+from schema.quality_config import Quality, check_gate_identity
 
 # AgenticRetrieveStream accepts at most 5 retrievers per request (docs/facts-and-decisions.md).
 MAX_KNOWLEDGE_BASES = 5
@@ -216,6 +217,11 @@ class Tenant(StrictModel):
         description="The canary user and question `akb verify` asks each door with (docs/operations.md); "
         "unset: verify asks as the verifying principal, with no user id.",
     )
+    quality: Quality | None = Field(
+        None,
+        description="The quality gate (docs/evaluation.md): a golden set, thresholds and a tolerance against the last "
+        "promoted baseline, checked by `akb eval --gate` and the promotion pipeline; off unless set.",
+    )
 
     @model_validator(mode="after")
     def _invokers_consistent(self) -> Tenant:
@@ -257,6 +263,12 @@ class Tenant(StrictModel):
                 "agent: needs user_context none or trusted: the agent's action-group function cannot see the "
                 "IAM caller, only the end user id a trusted invoker sets on each turn (docs/agents.md)"
             )
+        return self
+
+    @model_validator(mode="after")
+    def _quality_gate_identity(self) -> Tenant:
+        if self.quality is not None:
+            check_gate_identity(self.quality, self.user_context, self.canary)
         return self
 
     @property

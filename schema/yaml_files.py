@@ -127,7 +127,7 @@ def named_tenants(env_file: Path) -> list[str] | None:
     environments' files this way."""
     data, _ = read_yaml(env_file)
     named = data.get("tenants") if isinstance(data, dict) else None
-    if isinstance(named, list) and all(isinstance(name, str) and NAME_PATTERN.match(name) for name in named):
+    if isinstance(named, list) and all(isinstance(name, str) and NAME_PATTERN.fullmatch(name) for name in named):
         return list(dict.fromkeys(named))
     return None
 
@@ -138,5 +138,5 @@ def environment_tenants(config_dir: Path) -> dict[str, list[str]]:
     return {
         name: named_tenants(directory / f"{name}.yaml") or []
         for name in available(directory)
-        if NAME_PATTERN.match(name)
+        if NAME_PATTERN.fullmatch(name)
     }

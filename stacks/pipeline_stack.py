@@ -5,7 +5,9 @@ a CodeConnections connection; synth: the project's own `make test`, then `cdk sy
 in package.json and the Python lock files; then one stage per environment in the file's order, each
 behind a manual approval when `approval: true` and a permissions-broadening check, and followed by a
 smoke test (`akb doctor`, one `akb ask` per tenant, then `akb verify`: a FAIL stops the promotion) run as
-the stage's smoke role, whose permissions policies/verify_role.py builds.
+the stage's smoke role, whose permissions policies/verify_role.py builds; then, for the tenants with `quality:`,
+the quality gate (`akb eval --gate --promote-baseline`) as the environment's gate role (policies/quality_gate_role.py):
+a regression stops the promotion, the reports are the step's artifact.
 https://docs.aws.amazon.com/cdk/v2/guide/cdk-pipeline.html — docs/pipeline.md
 """
 
@@ -17,6 +19,7 @@ from pathlib import Path
 from typing import Any
 
 import aws_cdk as cdk
+from aws_cdk import aws_codebuild as codebuild
 from aws_cdk import aws_codepipeline as codepipeline
 from aws_cdk import aws_iam as iam
 from aws_cdk import pipelines
@@ -24,8 +27,10 @@ from constructs import Construct
 
 from cdk_constructs.nag_checks import enable_nag
 from cdk_constructs.pipeline_checks import acknowledge_generated, log_artifact_bucket
+from cdk_constructs.quality_schedule import gate_commands
 from contract.resource_names import PIPELINE_STACK_NAME
 from schema.pipeline import PipelineProject, Stage
+from schema.quality_pipeline import GatedTenant, gated_tenants
 from stacks.environment_stage import EnvironmentStage
 
 PACKAGE_JSON = Path(__file__).resolve().parent.parent / "package.json"
@@ -61,6 +66,27 @@ def smoke_commands(env_name: str, tenants: list[str], question: str, config_dir:
             for tenant in tenants
         ),
         f".venv/bin/akb verify --env {env_name} --config {config}",
+    ]
+
+
+def gate_pipeline_commands(env_name: str, tenants: list[GatedTenant], config_dir: str) -> list[str]:
+    """The quality gate of every gated tenant, as the environment's gate role under each tenant's canary session:
+    each run writes its report under gate-reports/<tenant>/ and promotes its baseline when it passes; a failing
+    tenant does not stop the others (every report is kept), and the step fails at the end if any failed."""
+    commands = ["mkdir -p gate-reports", ": > gate-reports/failed"]
+    for tenant in tenants:
+        *profile, run = gate_commands(
+            env_name,
+            tenant.name,
+            shlex.quote(tenant.session_name),
+            config=shlex.quote(config_dir),
+            out_dir=f"gate-reports/{tenant.name}",
+            promote=True,
+        )
+        commands += [*profile, f"{run} || echo {tenant.name} >> gate-reports/failed"]
+    return [
+        *commands,
+        'if [ -s gate-reports/failed ]; then echo "quality gate failed:" $(cat gate-reports/failed); exit 1; fi',
     ]
 
 
@@ -134,5 +160,39 @@ class PipelineStack(cdk.Stack):
             # The smoke test acts in the environment's account only through its role.
             role_policy_statements=[iam.PolicyStatement(actions=["sts:AssumeRole"], resources=[stage.smoke_role_arn])],
         )
-        self.pipeline.add_stage(deployed, pre=pre, post=[smoke])
+        post: list[pipelines.Step] = [smoke]
+        gate = self._gate_step(name, project, config_dir)
+        if gate is not None:
+            gate.add_step_dependency(smoke)  # after akb verify: a broken deploy fails there first
+            post.append(gate)
+        self.pipeline.add_stage(deployed, pre=pre, post=post)
         self.stages[name] = deployed
+
+    def _gate_step(self, name: str, project: Any, config_dir: str) -> pipelines.CodeBuildStep | None:
+        """The quality gate of the stage's gated tenants, as the environment's gate role (its reports kept: the step's
+        output artifact and, even when it fails, a CodeBuild JUnit report group)."""
+        tenants = gated_tenants(project)
+        role = project.environment.quality_gate_role_arn
+        if not tenants or role is None:  # the pipeline file's validation refuses gated tenants without a role
+            return None
+        return pipelines.CodeBuildStep(
+            f"Gate-{name}",
+            input=self.source,
+            install_commands=["make .venv/bin/.installed"],  # Python only: the gate needs no CDK CLI
+            commands=gate_pipeline_commands(name, tenants, config_dir),
+            env={"GATE_ROLE_ARN": role},
+            # The gate acts in the environment's account only through its role.
+            role_policy_statements=[iam.PolicyStatement(actions=["sts:AssumeRole"], resources=[role])],
+            primary_output_directory="gate-reports",
+            partial_build_spec=codebuild.BuildSpec.from_object(
+                {
+                    "reports": {
+                        "quality-gate": {
+                            "files": ["*/gate-junit.xml"],
+                            "base-directory": "gate-reports",
+                            "file-format": "JUNITXML",
+                        }
+                    }
+                }
+            ),
+        )

@@ -125,8 +125,19 @@ _CHILD_FIXTURES = frozenset({"akb_local", "start_akb_local"})
 SYNTH_TIMEOUT_SECONDS = 300
 
 
-def _imports(module: object, prefix: str) -> bool:
-    return any(isinstance(value, ModuleType) and value.__name__.startswith(prefix) for value in vars(module).values())
+# Modules whose use starts a process: the standard library's, and tests/iam_simulation.py (IAM's
+# evaluator runs in node).
+_CHILD_MODULES = ("subprocess", "tests.iam_simulation")
+
+
+def _imports(module: object, *prefixes: str) -> bool:
+    """Whether `module` imported one of `prefixes` (a module, or a function or class of it) at its top."""
+
+    def origin(value: object) -> str:
+        return value.__name__ if isinstance(value, ModuleType) else str(getattr(value, "__module__", "") or "")
+
+    names = [origin(value) for value in vars(module).values()]
+    return any(name == prefix or name.startswith(prefix + ".") for name in names for prefix in prefixes)
 
 
 @pytest.hookimpl(tryfirst=True)  # before the -m deselection and xdist's loadgroup read the markers
@@ -136,7 +147,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     - `server`: the test's fixture closure reaches a session server (emulator, endpoint);
     - `synth`: it uses the session synth, or its module imports aws_cdk (it builds a stack of its own);
       with a longer timeout; the session synth's users share one xdist group (one synth per run);
-    - `slow`: its module imports subprocess, or it uses a fixture that starts a child process
+    - `slow`: its module imports subprocess or tests/iam_simulation.py, or it uses a fixture that starts a child process
       (`akb_local`, whose users share one xdist group per module: one `akb local` per module).
     A test marked none of these that starts a process anyway fails (tests/child_guard.py).
     """
@@ -152,7 +163,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.xdist_group("synth"))
         if item.get_closest_marker("synth") and not item.get_closest_marker("timeout"):
             item.add_marker(pytest.mark.timeout(SYNTH_TIMEOUT_SECONDS))
-        if fixtures & _CHILD_FIXTURES or (module is not None and _imports(module, "subprocess")):
+        if fixtures & _CHILD_FIXTURES or (module is not None and _imports(module, *_CHILD_MODULES)):
             item.add_marker(pytest.mark.slow)
         if "akb_local" in fixtures:
             item.add_marker(pytest.mark.xdist_group(f"akb_local:{item.nodeid.split('::')[0]}"))

@@ -168,17 +168,24 @@ def iter_frames(response: Any) -> Any:
             event_type, data = None, None
 
 
-def context_header(arn: str, request_id: str | None = None) -> dict[str, str]:
-    """The `x-amzn-request-context` header the Web Adapter sends for an AWS_IAM function URL call."""
+FUNCTION_ACCOUNT = "123456789012"  # the account the test endpoint "runs in" (acme's, config/environments/dev.yaml)
+
+
+def context_header(
+    arn: str, request_id: str | None = None, owner_account: str | None = FUNCTION_ACCOUNT
+) -> dict[str, str]:
+    """The `x-amzn-request-context` header the Web Adapter sends for an AWS_IAM function URL call:
+    `accountId` is the function owner's account (None: left out), `authorizer.iam.accountId` the caller's."""
     import json
 
-    account = arn.split(":")[4]
-    context = {
-        "accountId": account,
+    caller_account = arn.split(":")[4] if arn.count(":") >= 5 else ""
+    context: dict[str, Any] = {
         "apiId": "abcdefghijklmnop",
-        "authorizer": {"iam": {"accountId": account, "callerId": "AROAEXAMPLE:session", "userArn": arn}},
+        "authorizer": {"iam": {"accountId": caller_account, "callerId": "AROAEXAMPLE:session", "userArn": arn}},
         "requestId": request_id or "5e3f6a1c-0000-4000-8000-000000000000",
         "routeKey": "$default",
         "stage": "$default",
     }
+    if owner_account is not None:
+        context["accountId"] = owner_account
     return {"x-amzn-request-context": json.dumps(context)}

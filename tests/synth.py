@@ -36,3 +36,21 @@ def synthesize(config_dir: Path | str, env_name: str, outdir: Path) -> Synthesiz
         name: json.loads((outdir / f"{stack.artifact_id}.template.json").read_text()) for name, stack in stacks.items()
     }
     return Synthesized(project=project, outdir=outdir, templates=templates)
+
+
+def nag_and_lint_problems(outdir: Path) -> list[str]:
+    """cdk-nag's failed plugin reports and cfn-lint's errors over every template of a synthesized assembly."""
+    import subprocess
+    import sys
+
+    report = json.loads((outdir / "validation-report.json").read_text())
+    problems = [json.dumps(p) for p in report["pluginReports"] if p["conclusion"] != "success"]
+    templates = sorted(str(path) for path in outdir.glob("*.template.json"))
+    lint = Path(sys.executable).parent / "cfn-lint"
+    result = subprocess.run(
+        [str(lint), "--format", "parseable", "--non-zero-exit-code", "error", *templates],
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return problems + ([result.stdout + result.stderr] if result.returncode != 0 else [])

@@ -167,7 +167,7 @@ def _session(session_id: str | None, new_session: bool, no_save: bool) -> str | 
     if session_id is not None:
         from contract.request_body import MAX_SESSION_ID_CHARS, SESSION_ID_PATTERN
 
-        if len(session_id) > MAX_SESSION_ID_CHARS or not re.match(SESSION_ID_PATTERN, session_id):
+        if len(session_id) > MAX_SESSION_ID_CHARS or not re.fullmatch(SESSION_ID_PATTERN, session_id):
             raise click.UsageError(
                 f"--session '{session_id}': 1-{MAX_SESSION_ID_CHARS} letters, digits, '-' or '_', starting "
                 "with a letter or digit"

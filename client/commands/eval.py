@@ -20,9 +20,9 @@ from client.options import config_option, env_option
 from contract.enums import MODES
 
 if TYPE_CHECKING:
-    from client.evaluation.dataset import EvalItem
     from client.evaluation.runner import Record
     from contract.events import Event
+    from schema.eval_dataset import EvalItem
 
 # `agent`: the tenant's Bedrock agent (docs/agents.md), on request only: --modes agentic,agent
 ALL_MODES = (*MODES, "agent")
@@ -130,7 +130,9 @@ def _settings_key(kind: str, config_dir: Path, env_name: str, tenant: str | None
 
 
 @click.command()
-@click.option("--dataset", "dataset_path", required=True, type=click.Path(path_type=Path), help="Dataset (JSONL).")
+@click.option(
+    "--dataset", "dataset_path", type=click.Path(path_type=Path), help="Dataset (JSONL); with --gate: the golden set."
+)
 @click.option("--url", help="Endpoint URL (function URL, or http://127.0.0.1:PORT).")
 @env_option
 @click.option("--tenant", help="Tenant whose deployed endpoint to evaluate (with --env; with --local: its settings).")
@@ -165,6 +167,18 @@ def _settings_key(kind: str, config_dir: Path, env_name: str, tenant: str | None
     help="Also rewrite the page's generated sample-results section with this run's tables "
     "(docs/evaluation.md: `make eval-doc`).",
 )
+@click.option(
+    "--gate",
+    is_flag=True,
+    help="Quality gate: the tenant's golden set and modes (its quality: block), judged against its thresholds and "
+    "baseline; exit 3 on a regression (docs/evaluation.md).",
+)
+@click.option("--promote-baseline", is_flag=True, help="With --gate: store a passing run as the new baseline.")
+@click.option(
+    "--baseline-file",
+    type=click.Path(dir_okay=False, path_type=Path),
+    help="With --gate --local: the baseline file [eval-out/baselines/local-<env>-<tenant>.json].",
+)
 def command(
     dataset_path: Path,
     url: str | None,
@@ -179,22 +193,29 @@ def command(
     concurrency: int,
     limit: int | None,
     update_doc: Path | None,
+    gate: bool,
+    promote_baseline: bool,
+    baseline_file: Path | None,
 ) -> None:
     """Compare retrieval modes on a dataset: recall, precision, completeness, abstention, latency, cost."""
-    from client.evaluation.dataset import DatasetError, load_dataset
+    from schema.eval_dataset import DatasetError, load_dataset
 
+    gate_plan = None
+    if gate or promote_baseline or baseline_file:
+        from client.evaluation.gate_command import GateRequest, plan_gate
+
+        conflicting = {"--dataset": dataset_path, "--update-doc": update_doc, "--limit": limit, "--corpus": corpus_dir}
+        request = GateRequest(gate, config_dir, env_name, tenant, local, url, promote_baseline, baseline_file, out_dir)
+        gate_plan = plan_gate(request, conflicting)
+        dataset_path, modes, out_dir, ks = gate_plan.golden_set, gate_plan.modes, gate_plan.out_dir, gate_plan.ks(ks)
+    if dataset_path is None:
+        raise click.UsageError("--dataset is required (or --gate: the tenant's golden set)")
     chosen = sum(bool(x) for x in (url, tenant and not local, local))
     if chosen != 1:
         raise click.UsageError("choose one target: --url URL, --env ENV --tenant TENANT, or --local")
-    if update_doc is not None:
-        from client.evaluation.doc_table import generated_section
-
-        try:
-            generated_section(update_doc.read_text(encoding="utf-8"))
-        except ValueError as error:
-            raise click.UsageError(f"--update-doc {update_doc}: {error}") from None
+    _check_update_doc(update_doc)
     try:
-        items = load_dataset(dataset_path)
+        items = gate_plan.items if gate_plan else load_dataset(dataset_path)
     except DatasetError as error:
         click.echo(f"the dataset has {len(error.problems)} problem(s):\n{error}", err=True)
         raise SystemExit(1) from None
@@ -203,10 +224,13 @@ def command(
     _prepare_out_dir(out_dir)
     try:
         with _target(url, env_name, tenant, (local, corpus_dir), config_dir, out_dir) as target:
+            target["user_id"] = gate_plan.identity.user_id if gate_plan else None
             report = _run(items, modes, ks, out_dir, concurrency, target, dataset_path)
     except OSError as error:  # a write into --out failed mid-run (disk full, permissions changed)
         click.echo(f"cannot write {error.filename or out_dir}: {error.strerror or error}", err=True)
         raise SystemExit(1) from None
+    if gate_plan is not None:
+        raise SystemExit(gate_plan.finish(report))
     if report["overall"] and all(s["errors"] == s["questions"] for s in report["overall"].values()):
         click.echo("every request failed: see the error field in records.jsonl", err=True)
         raise SystemExit(1)
@@ -214,6 +238,18 @@ def command(
         from client.evaluation.doc_table import write
 
         click.echo(f"{update_doc}: {'updated' if write(update_doc, report) else 'already up to date'}")
+
+
+def _check_update_doc(update_doc: Path | None) -> None:
+    """--update-doc names a page with the generated section, or a usage error before any request."""
+    if update_doc is None:
+        return
+    from client.evaluation.doc_table import generated_section
+
+    try:
+        generated_section(update_doc.read_text(encoding="utf-8"))
+    except ValueError as error:
+        raise click.UsageError(f"--update-doc {update_doc}: {error}") from None
 
 
 def _agent_target(target: dict[str, Any]) -> Any:
@@ -264,9 +300,8 @@ def _run(
     from client.evaluation.report import build_report, render_tables
     from client.evaluation.runner import RECORDS_FILE, run_evaluation
 
-    console = Console()
-    if not console.is_terminal:  # a pipe or a file has no width to fit: render whole tables, never "Precis…"
-        console = Console(width=PIPE_WIDTH)
+    console = Console()  # a pipe or a file has no width to fit: render whole tables, never "Precis…"
+    console = console if console.is_terminal else Console(width=PIPE_WIDTH)
     client = Client(target["url"], region=target["region"])
     agent = _agent_target(target) if "agent" in modes else None
 
@@ -275,7 +310,8 @@ def _run(
             from client.evaluation.agent_mode import agent_events
 
             return agent_events(agent, item.question)
-        return client.query(item.question, mode=mode, knowledge_bases=list(item.knowledge_bases) or None)
+        kbs, user_id = list(item.knowledge_bases) or None, target.get("user_id")  # user_id: the gate's canary
+        return client.query(item.question, mode=mode, knowledge_bases=kbs, user_id=user_id)
 
     progress = Progress(
         TextColumn("{task.description}"), BarColumn(), MofNCompleteColumn(), TimeElapsedColumn(), console=console
@@ -295,8 +331,7 @@ def _run(
 
         records = run_evaluation(items, modes, query, out_dir, concurrency, on_start, on_record, target["key"])
     meta: dict[str, Any] = {"dataset": str(dataset_path), "target": target["description"], "targetKey": target["key"]}
-    if target["local"]:
-        meta["disclaimer"] = LOCAL_DISCLAIMER
+    meta.update({"disclaimer": LOCAL_DISCLAIMER} if target["local"] else {})
     report = build_report(items, records, modes, ks, meta)
     (out_dir / "report.json").write_text(json.dumps(report, indent=2) + "\n", encoding="utf-8")
     charts = write_charts(report, out_dir)

@@ -12,7 +12,6 @@ from collections.abc import Callable, Sequence
 from datetime import UTC, datetime
 from typing import Any
 
-from client.evaluation.dataset import EvalItem
 from client.evaluation.runner import Record
 from client.evaluation.scores import (
     Judged,
@@ -24,6 +23,7 @@ from client.evaluation.scores import (
     recall_at,
     reciprocal_rank,
 )
+from schema.eval_dataset import EvalItem
 
 REPORT_VERSION = 1
 

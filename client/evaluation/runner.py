@@ -18,10 +18,10 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from client.evaluation.dataset import EvalItem
 from client.evaluation.scores import abstained, judge, rank_documents
 from contract.events import DoneEvent, ErrorEvent, Event, ResultEvent, TextEvent, TraceEvent
 from lambdas.endpoint.routing import ROUTING_STEP
+from schema.eval_dataset import EvalItem
 
 RECORDS_FILE = "records.jsonl"
 MAX_STORED_ANSWER = 2000

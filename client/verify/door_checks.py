@@ -27,6 +27,16 @@ def canary(v: Verification, tenant: str) -> tuple[str, str | None]:
     return (block.question, block.user_id) if block else (DEFAULT_CANARY_QUESTION, None)
 
 
+def endpoint_user_id(v: Verification, tenant: str) -> str | None:
+    """The `userId` the endpoint accepts from the verifying caller, as the quality gate sends it: the canary's
+    only with user_context trusted (a trusted invoker names its end user); with caller, the endpoint derives
+    the user from the caller's own identity and refuses a body `userId` (403 user_id_not_allowed)."""
+    from schema.quality_config import gate_identity
+
+    settings = v.project.tenants[tenant]
+    return gate_identity(settings.user_context, settings.canary).user_id
+
+
 def check_endpoint(v: Verification, tenant: str) -> Iterator[Finding]:
     """The endpoint's URL (API or function URL), and the function URL kept while callers move."""
     from contract.resource_names import invoke_policy_name
@@ -47,7 +57,8 @@ def _ask_endpoint(v: Verification, tenant: str, url: str, door: str) -> DoorOutc
     from client.endpoint_client import EndpointError, EndpointHTTPError, StreamError
     from client.sigv4 import SigningError
 
-    question, user_id = canary(v, tenant)
+    question, _ = canary(v, tenant)
+    user_id = endpoint_user_id(v, tenant)
     try:
         with v.endpoint_client(url, v.checkup.region) as client:
             answer = client.ask(question, user_id=user_id)

@@ -93,7 +93,7 @@ def parse(text: str) -> SearchReport:
             section, answer_lines = "answer", [line.removeprefix("answer: ")]
         elif line.startswith("sources:"):
             section = "sources"
-        elif section == "sources" and (match := _SOURCE.match(line)):
+        elif section == "sources" and (match := _SOURCE.fullmatch(line)):
             sources.append(Source(match.group(2), match.group(3), match.group(4) or ""))
         elif section == "answer":
             answer_lines.append(line)

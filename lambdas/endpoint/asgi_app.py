@@ -22,6 +22,7 @@ from lambdas.endpoint import identity
 from lambdas.endpoint.api_errors import internal_api_error
 from lambdas.endpoint.local_front_door import LocalApiGateway
 from lambdas.endpoint.logs import logger
+from lambdas.endpoint.page_tokens import page_tokens_from_environment
 from lambdas.endpoint.request_pipeline import handle_query
 from lambdas.endpoint.service import Service
 from lambdas.endpoint.snapstart import add_snapstart_hooks
@@ -66,12 +67,14 @@ def create_app(service: Service) -> Starlette:
 
 def service_from_environment() -> Service:
     settings = TenantSettings.from_environment()
+    local_mode = identity.local_mode_enabled(os.environ)  # refuses to run inside Lambda
     return Service(
         settings=settings,
-        local_mode=identity.local_mode_enabled(os.environ),  # refuses to run inside Lambda
+        local_mode=local_mode,
         local_caller_arn=os.environ.get(identity.LOCAL_CALLER_ENV) or None,
         request_contexts=identity.request_contexts_from(os.environ),  # AKB_REQUEST_CONTEXTS (front doors)
         cache=_cache(settings),  # AKB_CACHE_TABLE | AKB_CACHE_PATH
+        page_tokens=page_tokens_from_environment(os.environ, local_mode),  # AKB_PAGE_TOKEN_KEY
     )
 
 

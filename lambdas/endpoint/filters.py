@@ -4,6 +4,13 @@ The operators and shapes are botocore's `RetrievalFilter` (one operator per obje
 operators take `{key, value}`; `andAll`/`orAll` take at least two filters). Value types follow
 the metadata-filtering guide (numbers for the range operators, lists for `in`/`notIn`, strings for
 `startsWith`/`stringContains`). The filter is passed on unchanged once it passes.
+
+Beyond the shapes: a key or string holding a lone surrogate is refused (it is not text: it could
+neither be sent upstream nor key the cache), and numbers are bounded to +/-(2**53 - 1). botocore's
+`FilterValue` is a document type with no bound, so without one a 4,000-digit integer went upstream;
+2**53 - 1 is the largest integer a double holds exactly and the range I-JSON (RFC 7493 section 2.2)
+calls interoperable, so a number inside it means the same to every JSON reader on the way
+(docs/facts-and-decisions.md). The gateway interceptor applies this same check.
 """
 
 from __future__ import annotations
@@ -31,6 +38,7 @@ OPERATORS = ATTRIBUTE_OPERATORS | LIST_OPERATORS
 MAX_KEY_CHARS = 100  # botocore FilterKey max length
 MAX_DEPTH = 5  # nesting of andAll/orAll; deeper filters are rejected, never recursed into
 MAX_CONDITIONS = 50
+MAX_FILTER_NUMBER = 2**53 - 1  # the bound on a number's magnitude (module docstring)
 
 _RANGE = frozenset({"greaterThan", "greaterThanOrEquals", "lessThan", "lessThanOrEquals"})
 _LISTS = frozenset({"in", "notIn"})
@@ -41,15 +49,32 @@ class FilterError(ValueError):
     """A filter that Bedrock would reject; the message names the path (`filter.andAll[1].equals`)."""
 
 
-def _is_scalar(value: Any) -> bool:
-    return isinstance(value, str | int | bool) or (isinstance(value, float) and math.isfinite(value))
-
-
 def _is_number(value: Any) -> bool:
     """A finite number: NaN and infinities (`1e999` parses as inf) have no place in a filter."""
     if isinstance(value, float):
         return math.isfinite(value)
     return isinstance(value, int) and not isinstance(value, bool)
+
+
+def _is_scalar(value: Any) -> bool:
+    return isinstance(value, str | bool) or _is_number(value)
+
+
+def _is_text(value: str) -> bool:
+    """Whether `value` encodes as UTF-8: not, when it holds a lone surrogate (a `\\ud800` escape)."""
+    try:
+        value.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
+
+
+def _check_scalar(value: Any, path: str) -> None:
+    """The bounds every scalar of a filter keeps, whatever its operator."""
+    if isinstance(value, str) and not _is_text(value):
+        raise FilterError(f"{path} holds a lone UTF-16 surrogate; send whole characters")
+    if _is_number(value) and abs(value) > MAX_FILTER_NUMBER:
+        raise FilterError(f"{path} must be a number from -{MAX_FILTER_NUMBER} to {MAX_FILTER_NUMBER}")
 
 
 def _check_value(operator: str, value: Any, path: str) -> None:
@@ -58,11 +83,15 @@ def _check_value(operator: str, value: Any, path: str) -> None:
     if operator in _LISTS:
         if not isinstance(value, list) or not value or not all(_is_scalar(item) for item in value):
             raise FilterError(f"{path}.value must be a non-empty list of strings or numbers for {operator}")
-    elif operator in _STRINGS:
+        for index, item in enumerate(value):
+            _check_scalar(item, f"{path}.value[{index}]")
+        return
+    if operator in _STRINGS:
         if not isinstance(value, str):
             raise FilterError(f"{path}.value must be a string for {operator}")
     elif not _is_scalar(value):
         raise FilterError(f"{path}.value must be a string, finite number or boolean for {operator}")
+    _check_scalar(value, f"{path}.value")
 
 
 def _check(node: Any, path: str, depth: int, budget: list[int]) -> None:
@@ -88,6 +117,7 @@ def _check(node: Any, path: str, depth: int, budget: list[int]) -> None:
     key = argument["key"]
     if not isinstance(key, str) or not 1 <= len(key) <= MAX_KEY_CHARS:
         raise FilterError(f"{here}.key must be a string of 1 to {MAX_KEY_CHARS} characters")
+    _check_scalar(key, f"{here}.key")
     _check_value(operator, argument["value"], here)
 
 

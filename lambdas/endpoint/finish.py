@@ -80,10 +80,17 @@ def finish(service: Service, record: RequestRecord, ending: Ending) -> DoneEvent
         estimatedCostUsd=stats.estimated_cost_usd,
         estimatedCostExcludesPlannerModel=stats.cost_excludes_planner_model or None,
         cache=cache.outcome if cache is not None else "off",
-        nextToken=stats.next_token,
+        nextToken=_sealed_next_token(service, record.query, stats.next_token),
         cacheReason=cache.reason if cache is not None and cache.outcome == "bypass" else None,
         memory=_memory_use(record.memory),
     )
+
+
+def _sealed_next_token(service: Service, query: Query | None, token: str | None) -> str | None:
+    """Bedrock's page token sealed to the request it continues (page_tokens.py); never handed out bare."""
+    if token is None or query is None or query.page_binding is None:
+        return None
+    return service.page_tokens.seal(token, query.page_binding)
 
 
 def _done_fields(record: RequestRecord, ending: Ending, stats: RunStats, duration: int, mode: str | None) -> Any:

@@ -69,7 +69,10 @@ def local_mode_enabled(environ: Mapping[str, str]) -> bool:
     return True
 
 
-_ARN = re.compile(r"^arn:(?P<partition>aws[a-z-]*):(?P<service>iam|sts)::(?P<account>\d{12}):(?P<resource>.+)$")
+# Matched with fullmatch and ended by \Z: Python's `$` also matches before a final newline, which let
+# `...:user/alice\n` name `alice` (issue 26).
+_ARN = re.compile(r"^arn:(?P<partition>aws[a-z-]*):(?P<service>iam|sts)::(?P<account>\d{12}):(?P<resource>.+)\Z")
+_ACCOUNT_ID = re.compile(r"^\d{12}\Z")
 
 
 @dataclass(frozen=True)
@@ -80,18 +83,14 @@ class Caller:
     name: str | None  # session name or user name
     request_id: str | None = None  # the Lambda request id, when the adapter provided one
     kind: str = ""  # assumed-role | user | federated-user | role | root | jwt ...: who chose `name`
-
-
-# Kinds whose `name` somebody other than the caller set: an IAM user's name (the account's IAM
-# administrators) and a JWT's user claim (the identity provider whose signature the MCP gateway's
-# CUSTOM_JWT authorizer verified before the interceptor runs).
-VOUCHED_NAME_KINDS = ("user", "jwt")
+    # The account that owns the endpoint function (the request context's `accountId`); None: unknown.
+    owner_account: str | None = None
 
 
 def normalize_principal(arn: str) -> str:
     """`arn:aws:sts::A:assumed-role/R/S` -> `arn:aws:iam::A:role/R`; role paths are dropped
     (an assumed-role ARN carries none), so `role/team/R` and `role/R` compare equal."""
-    match = _ARN.match(arn)
+    match = _ARN.fullmatch(arn)
     if not match:
         return arn
     partition, service, account, resource = match.group("partition", "service", "account", "resource")
@@ -103,9 +102,9 @@ def normalize_principal(arn: str) -> str:
     return arn
 
 
-def caller_from_arn(arn: str, request_id: str | None = None) -> Caller:
+def caller_from_arn(arn: str, request_id: str | None = None, owner_account: str | None = None) -> Caller:
     """A Caller from an IAM/STS ARN; raises ApiError 401 for anything that is not one."""
-    match = _ARN.match(arn)
+    match = _ARN.fullmatch(arn)
     if not match:
         raise ApiError(401, "unauthenticated", "the request context does not name an IAM principal")
     kind, _, rest = match.group("resource").partition("/")
@@ -114,7 +113,7 @@ def caller_from_arn(arn: str, request_id: str | None = None) -> Caller:
         name = rest.rsplit("/", 1)[-1] or None
         if kind == "assumed-role" and "/" not in rest:
             name = None  # an assumed role without a session name: nobody to name
-    return Caller(arn, match.group("account"), normalize_principal(arn), name, request_id, kind)
+    return Caller(arn, match.group("account"), normalize_principal(arn), name, request_id, kind, owner_account)
 
 
 def request_contexts_from(environ: Mapping[str, str]) -> tuple[str, ...]:
@@ -149,14 +148,26 @@ def parse_context(
     raw: str, request_contexts: Iterable[str] = DEFAULT_REQUEST_CONTEXTS
 ) -> tuple[str | None, str | None]:
     """(userArn, requestId) from the header's JSON; (None, ...) when it names no IAM caller."""
+    arn, request_id, _ = _parse_context(raw, request_contexts)
+    return arn, request_id
+
+
+def _parse_context(raw: str, request_contexts: Iterable[str]) -> tuple[str | None, str | None, str | None]:
+    """(userArn, requestId, the function owner's account id) from the header's JSON.
+
+    The owner is the context's top-level `accountId`: for a function URL "the AWS account ID of the
+    function owner", for an API Gateway REST API the API owner's, the same account (ledger). Anything
+    but 12 digits is no owner."""
     try:
         context = json.loads(raw)
     except (ValueError, RecursionError):
-        return None, None
+        return None, None, None
     if not isinstance(context, dict):
-        return None, None
+        return None, None, None
     request_id = context.get("requestId") if isinstance(context.get("requestId"), str) else None
-    return _context_arn(context, tuple(request_contexts)), request_id
+    owner = context.get("accountId")
+    owner = owner if isinstance(owner, str) and _ACCOUNT_ID.fullmatch(owner) else None
+    return _context_arn(context, tuple(request_contexts)), request_id, owner
 
 
 def context_header_values(raw_headers: Iterable[tuple[bytes, bytes]]) -> list[str]:
@@ -199,9 +210,11 @@ def caller_from_context(
     local_caller_arn: str | None = None,
     request_contexts: Iterable[str] = DEFAULT_REQUEST_CONTEXTS,
 ) -> Caller:
-    arn, request_id = parse_context(raw, request_contexts) if raw else (None, None)
+    arn, request_id, owner = _parse_context(raw, request_contexts) if raw else (None, None, None)
     if arn is None and local_mode and raw is None:
         arn = local_caller_arn or LOCAL_DEFAULT_CALLER
+        local = _ARN.fullmatch(arn)
+        owner = local.group("account") if local else None  # `akb local` runs in its caller's own account
     if arn is None:
         raise ApiError(
             401,
@@ -209,7 +222,7 @@ def caller_from_context(
             "no verified caller: call the endpoint through its AWS_IAM front door (function URL or API) with a "
             "SigV4-signed request",
         )
-    return caller_from_arn(arn, request_id)
+    return caller_from_arn(arn, request_id, owner)
 
 
 def _role_name(principal: str) -> str:
@@ -251,11 +264,27 @@ def resolve_user_id(
             "user_id_unavailable",
             f"the caller has no user or session name to use as a user id (user_context: {user_context})",
         )
-    if caller.kind in VOUCHED_NAME_KINDS:  # set by IAM administrators or a verified identity provider
+    if caller.kind == "jwt":  # a token's user claim: the MCP gateway's CUSTOM_JWT authorizer verified it
         return caller.name
+    if caller.kind == "user":  # an IAM user's name, set by that account's IAM administrators
+        return _with_account(caller, caller.name)
     if caller.kind == "assumed-role" and caller.principal in {normalize_principal(a) for a in session_name_callers}:
-        return caller.name  # the tenant vouches: this role's trust policy pins sts:RoleSessionName
+        return _with_account(caller, caller.name)  # the tenant vouches: the trust policy pins sts:RoleSessionName
     raise ApiError(403, "user_identity_unverified", _unverified_message(caller, is_trusted))
+
+
+def _with_account(caller: Caller, name: str) -> str:
+    """The user id of a name an account vouches for: the name in the function's own account, else
+    `<account id>:<name>` (IAM user and session names hold no `:`, so the two never meet). An `alice`
+    of another account is another person: her own documents' ACLs, cache scope and memory actor."""
+    if caller.owner_account is None:  # fail closed: nothing tells whose `alice` this is
+        raise ApiError(
+            403,
+            "user_identity_unverified",
+            "the request context does not name the account that owns this endpoint, so a user name cannot be "
+            "told apart from the same name in another account; call the endpoint through its front door",
+        )
+    return name if caller.account_id == caller.owner_account else f"{caller.account_id}:{name}"
 
 
 def _unverified_message(caller: Caller, is_trusted: bool) -> str:

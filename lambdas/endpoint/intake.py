@@ -83,4 +83,8 @@ async def accept(service: Service, request: Request, log: RequestLog) -> Accepte
     memory = conversation.bind(settings, query, caller, user_id)
     if memory is not None and memory.binding is not None:
         query = dataclasses.replace(query, memory=memory.binding)
+    # A nextToken continues only the request it was sealed to (page_tokens.py): 400 before Bedrock otherwise.
+    binding = service.page_tokens.binding(settings.tenant, caller.arn, user_id, query)
+    upstream_token = None if query.next_token is None else service.page_tokens.open(query.next_token, binding)
+    query = dataclasses.replace(query, page_binding=binding, next_token=upstream_token)
     return Accepted(query, user_id, memory)

@@ -43,6 +43,7 @@ class Query:
     session_id: str | None = None  # as sent; conversation.py binds it to the verified end user
     persistence: str | None = None  # default | none | None (conversation.py decides)
     memory: MemoryBinding | None = None  # set after identity (conversation.bind), never from the body
+    page_binding: bytes | None = None  # set after identity (page_tokens.py): what a nextToken continues
 
     @property
     def question(self) -> str:
@@ -108,7 +109,45 @@ def _load_json(body: bytes) -> dict[str, Any]:
         raise ApiError(400, "invalid_json", "the body is not valid JSON") from None
     if not isinstance(data, dict):
         raise ApiError(400, "invalid_json", "the body must be a JSON object")
+    _refuse_lone_surrogates(data)
     return data
+
+
+def _unpaired_surrogate(text: str) -> str | None:
+    """`\\uXXXX` of the first lone surrogate in `text` (a `\\ud800` escape without its pair), else None."""
+    if text.isascii():
+        return None
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError as error:
+        return f"\\u{ord(text[error.start]):04x}"
+    return None
+
+
+def _refuse_lone_surrogates(data: dict[str, Any]) -> None:
+    """400 for a lone surrogate in any key or string of the body, naming where: such a string is not
+    text (it cannot be encoded to send upstream or to key the cache) and I-JSON (RFC 7493 §2.1) refuses
+    it. One pass over the parsed body, without recursion."""
+    pending: list[tuple[Any, str]] = [(data, "")]
+    while pending:
+        value, path = pending.pop()
+        if isinstance(value, str):
+            found, where = _unpaired_surrogate(value), f"'{path}'"
+        elif isinstance(value, dict):
+            found = next(filter(None, map(_unpaired_surrogate, value)), None)
+            where = f"a field name of '{path}'" if path else "a field name of the body"
+            pending.extend((item, f"{path}.{key}" if path else key) for key, item in value.items())
+        else:
+            found = None
+            if isinstance(value, list):
+                pending.extend((item, f"{path}[{index}]") for index, item in enumerate(value))
+        if found is not None:
+            raise ApiError(
+                400,
+                "invalid_encoding",
+                f"the body holds an unpaired UTF-16 surrogate ({found}) in {where}: escape whole characters "
+                "(the character itself or a surrogate pair; I-JSON, RFC 7493)",
+            )
 
 
 def _cap(name: str, value: int | None, cap: int) -> int:

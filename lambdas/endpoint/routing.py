@@ -23,11 +23,13 @@ from contract.settings import RoutingSettings
 ROUTING_STEP = "Routing"
 
 _WORD = re.compile("[\\w][\\w'\u2019.-]*")
-# "between 2020 and 2023" / "between Starter and Pro" is one comparison or range, not two intents.
-_BETWEEN = re.compile(r"\bbetween\s+[^,;?]+?\s+and\s+", re.I)
-_INTENT_SEPARATORS = re.compile(
-    r"\?\s+(?=\S)|;\s*|,\s+(?:and\s+)?|\s+and\s+|\s+as\s+well\s+as\s+|\s+plus\s+|\s+also\s+", re.I
-)
+# The patterns below read the question with its whitespace collapsed to single spaces
+# (`read_signals`), so a separator is one space, never `\s+`: every pattern runs in linear time
+# (tests/lambdas/test_regex_linearity.py checks their shapes).
+# "between 2020 and 2023" / "between Starter and Pro" is one comparison or range, not two intents;
+# the range is at most 80 characters, so each "between" is followed that far and no further.
+_BETWEEN = re.compile(r"\bbetween [^,;?]{1,80}? and ", re.I)
+_INTENT_SEPARATORS = re.compile(r"\? (?=\S)|; ?|, (?:and )?| and | as well as | plus | also ", re.I)
 _COMPARISON = re.compile(
     r"\b(compare[ds]?|comparing|comparison|contrast|versus|vs\.?|differ|differs|difference|differences|"
     r"better|worse|cheaper|faster|slower|pros\s+and\s+cons|trade-?offs?)\b(?!-)",

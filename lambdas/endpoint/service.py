@@ -16,6 +16,7 @@ from contract.enums import USER_CONTEXT_MODES
 from contract.settings import TenantSettings
 from lambdas.endpoint import identity
 from lambdas.endpoint import request_metrics as metrics
+from lambdas.endpoint.page_tokens import PageTokens
 from lambdas.endpoint.retry import Backoff
 from lambdas.endpoint.upstream import shared_client
 
@@ -40,6 +41,8 @@ class Service:
     body_timeout_seconds: float = 10.0
     # Around every request's upstream, the first outermost (the cache's, when on, comes first).
     wrappers: list[UpstreamWrapper] = field(default_factory=list)
+    # Seals done.nextToken to its request (page_tokens.py); the function's key comes from its environment.
+    page_tokens: PageTokens = field(default_factory=PageTokens.random)
 
     def __post_init__(self) -> None:
         if self.settings.user_context not in USER_CONTEXT_MODES:

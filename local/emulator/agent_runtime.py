@@ -62,7 +62,7 @@ class Agents:
         from contract.settings import TenantSettings
 
         agent_id, alias_id = str(spec.get("agentId") or ""), str(spec.get("agentAliasId") or "")
-        if not (_AGENT_ID.match(agent_id) and _AGENT_ID.match(alias_id)):
+        if not (_AGENT_ID.fullmatch(agent_id) and _AGENT_ID.fullmatch(alias_id)):
             raise ValueError("agentId and agentAliasId must be 1-10 letters or digits")
         settings_json = spec.get("settings")
         if not isinstance(settings_json, str):
@@ -105,7 +105,7 @@ def _string_map(state: dict[str, Any], name: str) -> dict[str, str] | None:
 
 def _validate(body: Any, session_id: str) -> TurnState:
     """The request's turn state, or ValidationException."""
-    if not _SESSION_ID.match(session_id):
+    if not _SESSION_ID.fullmatch(session_id):
         raise ServiceError("ValidationException", "sessionId must be 2-100 characters of [0-9a-zA-Z._:-]")
     if not isinstance(body, dict):
         raise ServiceError("ValidationException", "The request body must be a JSON object")

@@ -186,9 +186,9 @@ class Handler(BaseHTTPRequestHandler):
         path = urlsplit(self.path).path
         try:
             route = routes.get(path)
-            if route is None and self.command == "POST" and _RETRIEVE_PATH.match(path):
+            if route is None and self.command == "POST" and _RETRIEVE_PATH.fullmatch(path):
                 route = self._retrieve
-            if route is None and self.command == "POST" and INVOKE_AGENT_PATH.match(path):
+            if route is None and self.command == "POST" and INVOKE_AGENT_PATH.fullmatch(path):
                 route = self._invoke_agent
             route = route or self._control_plane(path)
             if route is None:
@@ -248,7 +248,7 @@ class Handler(BaseHTTPRequestHandler):
     def _control_plane(self, path: str) -> Callable[[], None] | None:
         """The ingestion-job and ACL-check routes; they never consume armed stream faults."""
         for method, pattern, operation in _CONTROL_PLANE:
-            match = pattern.match(path)
+            match = pattern.fullmatch(path)
             if match and self.command == method:
                 ids = [unquote(group) for group in match.groups()]
 
@@ -365,7 +365,7 @@ class Handler(BaseHTTPRequestHandler):
         return seq, body
 
     def _retrieve(self) -> None:
-        match = _RETRIEVE_PATH.match(urlsplit(self.path).path)
+        match = _RETRIEVE_PATH.fullmatch(urlsplit(self.path).path)
         if match is None:  # _dispatch routes only matching paths here
             raise ServiceError("ValidationException", "not a knowledge base retrieve path")
         kb_identifier = unquote(match.group(1))
@@ -425,7 +425,7 @@ class Handler(BaseHTTPRequestHandler):
         self._hang_up()
 
     def _invoke_agent(self) -> None:
-        match = INVOKE_AGENT_PATH.match(urlsplit(self.path).path)
+        match = INVOKE_AGENT_PATH.fullmatch(urlsplit(self.path).path)
         if match is None:  # _dispatch routes only matching paths here
             raise ServiceError("ValidationException", "not an InvokeAgent path")
         agent_id, alias_id, session_id = (unquote(group) for group in match.groups())

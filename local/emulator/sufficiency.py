@@ -187,7 +187,7 @@ def names_in(text: str, initial_names: bool = False) -> list[str]:
     previous = ""
 
     def close() -> None:
-        if run and (len(run) > 1 or initial_names or not run_initial or _CODE_LIKE.match(run[0])):
+        if run and (len(run) > 1 or initial_names or not run_initial or _CODE_LIKE.fullmatch(run[0])):
             names.append(" ".join(run))
         run.clear()
 
@@ -302,7 +302,7 @@ def leads_in(hit: Hit, need: Need, known: frozenset[str]) -> list[str]:
             name_roots = _name_roots(name)
             if name_roots and not name_roots <= known and name not in out:
                 out.append(name)
-    return sorted(out, key=lambda name: 0 if _CODE_LIKE.match(name) else 1)
+    return sorted(out, key=lambda name: 0 if _CODE_LIKE.fullmatch(name) else 1)
 
 
 def _about(need: Need, hits: Sequence[Hit]) -> list[Hit]:

@@ -42,10 +42,15 @@ def _operation(name: str) -> Any:
     return botocore.session.get_session().get_service_model("bedrock-agent-runtime").operation_model(name)
 
 
+# botocore's patterns are the service's (ECMAScript-style): `$` is the end of the value. Python's `$`
+# also matches before a final newline, so it becomes `\Z` (unescaped ones only; `\$LATEST` stays).
+_END_OF_VALUE = re.compile(r"(?<!\\)\$")
+
+
 @functools.cache
 def _pattern(source: str) -> re.Pattern[str] | None:
     try:
-        return re.compile(source)
+        return re.compile(_END_OF_VALUE.sub(r"\\Z", source))
     except re.error:  # Java-only syntax such as \P{C}: the service checks it, the emulator cannot
         return None
 

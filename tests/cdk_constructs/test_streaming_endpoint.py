@@ -16,7 +16,7 @@ from cdk_constructs.streaming_endpoint import (
     StreamingEndpointProps,
     worst_case_size,
 )
-from contract.env_vars import LOCAL_CALLER_ARN, LOCAL_MODE
+from contract.env_vars import LOCAL_CALLER_ARN, LOCAL_MODE, PAGE_TOKEN_KEY
 from contract.env_vars import TENANT_SETTINGS as ENV_VAR
 from contract.resource_names import tenant_stack_name
 from contract.resource_refs import GuardrailRef, KnowledgeBaseRef, RetrievalInstructionRef
@@ -91,6 +91,16 @@ def test_deployed_function_never_runs_in_local_mode(synthesized, tenant):
 
 
 @pytest.mark.parametrize("tenant", ["acme", "globex"])
+def test_the_next_token_key_is_the_uuid_of_the_stacks_own_id(synthesized, tenant):
+    """lambdas/endpoint/page_tokens.py: shared by every container, in no template or config, no new resource."""
+    _, function = _one(_tenant(synthesized, tenant), "AWS::Lambda::Function")
+    key = function["Environment"]["Variables"][PAGE_TOKEN_KEY]
+    assert key == {"Fn::Select": [2, {"Fn::Split": ["/", {"Ref": "AWS::StackId"}]}]}
+    stack_id = "arn:aws:cloudformation:us-west-2:123456789012:stack/dev-acme/8c6e0d2a-1b2c-4d5e-8f90-a1b2c3d4e5f6"
+    assert stack_id.split("/")[2] == "8c6e0d2a-1b2c-4d5e-8f90-a1b2c3d4e5f6"  # what Select 2 of Split "/" yields
+
+
+@pytest.mark.parametrize("tenant", ["acme", "globex"])
 def test_memory_timeout_reserved_concurrency_and_log_group_come_from_config(synthesized, tenant):
     template = _tenant(synthesized, tenant)
     _, function = _one(template, "AWS::Lambda::Function")
@@ -123,7 +133,9 @@ def test_tenant_settings_in_the_template_parse_with_the_tenants_config(synthesiz
     assert settings.max_agent_iteration == config.retrieval.max_agent_iteration
     assert settings.max_results == config.retrieval.max_results
     assert settings.user_context == config.user_context
-    assert settings.trusted_callers == [i.arn for i in config.invokers if i.trusted]
+    # the environment's quality gate role asks a gated trusted tenant as a trusted caller (features/quality_feature.py)
+    gate = environment_gate_role(synthesized) if config.quality and config.user_context == "trusted" else []
+    assert settings.trusted_callers == [i.arn for i in config.invokers if i.trusted] + gate
     assert settings.guardrail_id and settings.guardrail_version and settings.guardrail_id.startswith("<")
     environment = synthesized.project.environment
     assert settings.planner_type == environment.planner.type
@@ -132,9 +144,17 @@ def test_tenant_settings_in_the_template_parse_with_the_tenants_config(synthesiz
     assert settings.max_body_bytes == environment.endpoint.max_body_bytes
 
 
+def environment_gate_role(synthesized) -> list[str]:
+    role = synthesized.project.environment.quality_gate_role_arn
+    return [role] if role else []
+
+
 def test_trusted_callers_only_for_the_tenant_that_marks_them(synthesized):
     assert _settings(_tenant(synthesized, "acme")).trusted_callers == []
-    assert _settings(_tenant(synthesized, "globex")).trusted_callers == ["arn:aws:iam::123456789012:role/globex-portal"]
+    assert _settings(_tenant(synthesized, "globex")).trusted_callers == [
+        "arn:aws:iam::123456789012:role/globex-portal",
+        "arn:aws:iam::123456789012:role/akb-quality-gate",  # the environment's quality gate role
+    ]
 
 
 def test_every_function_url_is_iam_authenticated_and_streams(synthesized):

@@ -27,10 +27,11 @@ def test_local_settings_follow_the_tenant_config():
         ("wiki", kb_id_for("wiki")),
     ]
     assert settings.user_context == "trusted"
-    assert settings.trusted_callers == ["arn:aws:iam::123456789012:role/globex-portal"]
+    gate = "arn:aws:iam::123456789012:role/akb-quality-gate"  # the environment's quality gate role (quality:)
+    assert settings.trusted_callers == ["arn:aws:iam::123456789012:role/globex-portal", gate]
     assert settings.session_name_callers == []  # globex-batch's session names are never user ids (issue 14)
     acme = tenant_settings(project, "acme", kb_id_for, {"docs", "tickets"})
-    assert acme.session_name_callers == ["arn:aws:iam::123456789012:role/acme-app"]
+    assert acme.session_name_callers == ["arn:aws:iam::123456789012:role/acme-app", gate]
     assert (settings.max_agent_iteration, settings.max_results) == (4, 8)
     assert settings.planner_type == "CUSTOM" and settings.planner_model_arn.startswith("arn:aws:bedrock:")
     assert re.fullmatch(r"[a-z0-9]+", settings.guardrail_id) and settings.guardrail_version == "1"

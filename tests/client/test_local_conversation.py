@@ -91,14 +91,15 @@ def test_a_two_turn_conversation_through_akb_ask(akb_local):
 
 def test_the_default_caller_is_one_each_tenant_vouches_for():
     from client.local_settings import default_caller, tenant_settings
-    from lambdas.endpoint.identity import caller_from_arn, resolve_user_id
+    from lambdas.endpoint.identity import caller_from_headers, resolve_user_id
     from local.emulator import kb_id_for
     from schema import load_project
 
     project = load_project(REPO / "config", "dev")
     for tenant in ("acme", "globex"):
         settings = tenant_settings(project, tenant, kb_id_for)
-        caller = caller_from_arn(default_caller(settings))
+        # As `akb local` serves it: no request context, the default caller in the function's own account.
+        caller = caller_from_headers({}, local_mode=True, local_caller_arn=default_caller(settings))
         user = resolve_user_id(
             settings.user_context, caller, None, settings.trusted_callers, settings.session_name_callers
         )

@@ -208,8 +208,16 @@ def test_each_tenant_stack_has_its_dashboard_alarms_composite_and_queries(synthe
         expected -= set(names.CACHE_METRICS)
     assert {u.name for u in uses if u.namespace == names.NAMESPACE} == expected
     gateway_alarms = 3 if synthesized.project.tenants[tenant].gateway else 0  # tests/cdk_constructs/test_mcp_gateway.py
+    quality = synthesized.project.tenants[tenant].quality  # tests/stacks/test_quality_gate.py
+    minimums = (
+        [quality.thresholds.min_recall_at_5, quality.thresholds.min_mrr, quality.thresholds.min_complete_rate]
+        if quality
+        else []
+    )
+    # per mode: one per configured minimum and one on a failed run
+    quality_alarms = (sum(m is not None for m in minimums) + 1) * len(quality.modes) if quality else 0
     # six endpoint alarms + Retrieve throttles of its KBs + ingestion failed documents and jobs
-    assert len(_endpoint_only(alarms(template))) == 9 + gateway_alarms
+    assert len(_endpoint_only(alarms(template))) == 9 + gateway_alarms + quality_alarms
     types = [r["Type"] for r in template["Resources"].values()]
     assert types.count("AWS::CloudWatch::CompositeAlarm") == 1
     assert types.count("AWS::Logs::QueryDefinition") == 5  # four endpoint queries + ingestion failed documents

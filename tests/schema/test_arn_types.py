@@ -216,6 +216,10 @@ FIELD_SETTERS = {
         ("environments", "dev", lambda e, v: e.update(log_kms_key_arn=v)),
         "log_kms_key_arn",
     ),
+    "Environment.quality_gate_role_arn": (
+        ("environments", "dev", lambda e, v: e.update(quality_gate_role_arn=v)),
+        "quality_gate_role_arn",
+    ),
     "Tenant.knowledge_bases.sources.bucket_arn": (
         _set_tenant("acme", lambda t, v: t["knowledge_bases"][0]["sources"][0].update(bucket_arn=v)),
         "knowledge_bases[0].sources[0].bucket_arn",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import shutil
 from pathlib import Path
 
 import pytest
@@ -95,6 +96,7 @@ def test_an_environment_without_account_cannot_be_a_stage(tmp_path):
     (config / "tenants").mkdir()
     for tenant in ("acme", "globex"):
         (config / "tenants" / f"{tenant}.yaml").write_text((EXAMPLE_CONFIG / "tenants" / f"{tenant}.yaml").read_text())
+    shutil.copytree(EXAMPLE_CONFIG / "quality", config / "quality")  # the golden sets the tenant files name
     dev = yaml.safe_load((EXAMPLE_CONFIG / "environments" / "dev.yaml").read_text())
     dev.pop("account")
     dev["planner"] = {"type": "MANAGED"}

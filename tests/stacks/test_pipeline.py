@@ -173,3 +173,40 @@ def test_the_artifact_bucket_writes_access_logs_to_a_hardened_log_bucket(pipelin
     ]
     assert delivery["Action"] == "s3:PutObject"
     assert delivery["Condition"]["StringEquals"] == {"aws:SourceAccount": "111111111111"}
+
+
+# --- The quality gate stage (issue 30) ------------------------------------------------------------------
+
+
+def test_the_gate_runs_after_akb_verify_in_each_stage_with_gated_tenants(pipeline_template):
+    template, _, _ = pipeline_template
+    for stage, env in (("Dev", "dev"), ("Prod", "prod")):
+        order = {name: run_order for run_order, name in _actions(template, stage)}
+        assert order[f"Smoke-{env}"] < order[f"Gate-{env}"], stage
+
+
+def test_the_gate_step_promotes_each_gated_tenant_as_the_environments_gate_role_and_keeps_its_reports(
+    pipeline_template,
+):
+    template, _, _ = pipeline_template
+    text = _buildspec(template, "akb eval --gate --env dev")
+    spec = json.loads(text)
+    commands = spec["phases"]["build"]["commands"]
+    for tenant in ("acme", "globex"):
+        run = f"AWS_PROFILE=gate-{tenant} .venv/bin/akb eval --gate --env dev --tenant {tenant} --config config"
+        assert any(c.startswith(run) and "--promote-baseline" in c and f"gate-reports/{tenant}" in c for c in commands)
+    assert commands[-1].startswith("if [ -s gate-reports/failed ]") and "exit 1" in commands[-1]
+    assert spec["artifacts"]["base-directory"] == "gate-reports"
+    assert spec["reports"]["quality-gate"]["file-format"] == "JUNITXML"
+    gate_role = "arn:aws:iam::123456789012:role/akb-quality-gate"
+    assumed = {
+        statement["Resource"]
+        for policy in _resources(template, "AWS::IAM::Policy")
+        for statement in policy["Properties"]["PolicyDocument"]["Statement"]
+        if statement.get("Action") == "sts:AssumeRole" and "akb-quality-gate" in json.dumps(statement["Resource"])
+    }
+    assert assumed == {gate_role, "arn:aws:iam::210987654321:role/akb-quality-gate"}
+    [pipeline] = _resources(template, "AWS::CodePipeline::Pipeline")
+    [dev] = [s for s in pipeline["Properties"]["Stages"] if s["Name"] == "Dev"]
+    [gate] = [a for a in dev["Actions"] if a["Name"] == "Gate-dev"]
+    assert gate["OutputArtifacts"]  # the reports, kept by CodePipeline

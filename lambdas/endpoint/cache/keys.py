@@ -27,7 +27,7 @@ from lambdas.endpoint.cache.normalize import normalize_text
 from lambdas.endpoint.request import Query
 
 # Bumped whenever what a key covers or what an entry holds changes: old entries then never match.
-KEY_SCHEMA = 1
+KEY_SCHEMA = 2  # 2: issue 26 normalization (NFC + width folding, question-word case only)
 
 
 def _digest(value: Any, length: int = 64) -> str:

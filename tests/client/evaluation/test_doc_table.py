@@ -9,11 +9,11 @@ import pytest
 from click.testing import CliRunner
 
 from client.commands.eval import command
-from client.evaluation.dataset import load_dataset
 from client.evaluation.doc_table import BEGIN, END, generated_section, render_markdown, write
 from client.evaluation.runner import Record, pending
 from client.evaluation.target_key import retrieval_settings_hash, target_key
 from schema import load_project
+from schema.eval_dataset import load_dataset
 from tests.conftest import REPO
 
 SAMPLE = REPO / "local" / "eval" / "sample.jsonl"

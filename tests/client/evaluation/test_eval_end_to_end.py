@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from client.commands.eval import command
-from client.evaluation.dataset import load_dataset
+from schema.eval_dataset import load_dataset
 from tests.conftest import REPO
 
 SAMPLE = REPO / "local" / "eval" / "sample.jsonl"

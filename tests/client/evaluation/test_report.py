@@ -9,9 +9,9 @@ import pytest
 from rich.console import Console
 
 from client.evaluation.charts import write_charts
-from client.evaluation.dataset import parse_lines
 from client.evaluation.report import build_report, render_tables
 from client.evaluation.runner import Record
+from schema.eval_dataset import parse_lines
 
 ITEMS = parse_lines(
     [

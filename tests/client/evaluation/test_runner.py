@@ -11,9 +11,9 @@ import threading
 
 import pytest
 
-from client.evaluation.dataset import parse_lines
 from client.evaluation.runner import RECORDS_FILE, collect, load_records, run_evaluation
 from contract.events import DoneEvent, ErrorEvent, ResultEvent, ResultItem, TextEvent, TraceEvent
+from schema.eval_dataset import parse_lines
 
 ITEMS = parse_lines(
     [

@@ -38,6 +38,26 @@ def test_the_endpoint_door_answers_the_canary_and_kb_policy_is_observed(stubs, e
     assert policy.level is Level.OK and "door:endpoint" in policy.message
 
 
+def test_a_caller_mode_tenant_with_a_canary_is_asked_as_the_verifying_caller(stubs, endpoint, emulator):
+    """acme (user_context caller) refuses a body `userId` from a caller that is not a trusted invoker: verify
+    sends the canary's user id only where the endpoint takes one (user_context trusted), like the gate."""
+    from schema.canary_config import Canary
+
+    emulator.reset()
+    parameter(stubs, "acme", "endpoint/url", endpoint.url)
+    parameter(stubs, "acme", "endpoint/function-url", None)
+    canary = Canary(user_id="canary-user", question="How do I rotate an API key?")
+    v = verification(stubs, project=project_with(acme={"canary": canary}))
+    assert door_checks.endpoint_user_id(v, "acme") is None
+    [finding] = door_checks.check_endpoint(v, "acme")
+    assert finding.level is Level.OK, finding.message
+
+
+def test_a_trusted_tenant_names_its_canary_user_to_the_endpoint(stubs):
+    v = verification(stubs, tenants=("globex",))
+    assert door_checks.endpoint_user_id(v, "globex") == v.project.tenants["globex"].canary.user_id
+
+
 def test_a_bedrock_access_denial_fails_the_door_and_the_kb_policy(stubs, endpoint, emulator):
     emulator.reset()
     emulator.set_faults(error_before=1, error_before_type="AccessDeniedException")

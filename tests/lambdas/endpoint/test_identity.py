@@ -16,7 +16,7 @@ from lambdas.endpoint.identity import (
     normalize_principal,
     resolve_user_id,
 )
-from tests.endpoint_server import context_header, tenant_settings
+from tests.endpoint_server import FUNCTION_ACCOUNT, context_header, tenant_settings
 from tests.lambdas.endpoint.conftest import sent_bodies
 
 FRONT_END = "arn:aws:iam::123456789012:role/globex-portal"
@@ -107,7 +107,7 @@ RULES = [
 
 @pytest.mark.parametrize(("mode", "arn", "requested", "expected"), RULES)
 def test_resolve_user_id_rules(mode, arn, requested, expected):
-    caller = caller_from_arn(arn)
+    caller = caller_from_arn(arn, owner_account=FUNCTION_ACCOUNT)  # the endpoint runs in 123456789012
     if isinstance(expected, tuple):
         with pytest.raises(ApiError) as raised:
             resolve_user_id(mode, caller, requested, [FRONT_END], [VOUCHED_ROLE])

@@ -43,8 +43,15 @@ UNTRUSTED = "arn:aws:sts::345678901234:assumed-role/globex-batch/dana"
 _ACCOUNT_ID = re.compile(rb"(?<!\d)\d{12}(?!\d)")
 
 
+_UUID = re.compile(r"[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}")
+
+
 def assert_names_no_account_resource(response: httpx.Response, body: bytes) -> None:
-    headers = "\n".join(f"{key}: {value}" for key, value in response.headers.items()).encode()
+    # A generated correlation id is a UUID whose last group can be 12 decimal digits by chance (about 1 in
+    # 280): it names no account, so it is checked for ARNs only.
+    generated = {"x-request-id"} if _UUID.fullmatch(response.headers.get("x-request-id", "")) else set()
+    headers = "\n".join(f"{key}: {value}" for key, value in response.headers.items() if key not in generated).encode()
+    assert b"arn:" not in response.headers.get("x-request-id", "").encode()
     for part in (headers, body):
         assert b"arn:" not in part, part.decode()
         assert _ACCOUNT_ID.search(part) is None, part.decode()

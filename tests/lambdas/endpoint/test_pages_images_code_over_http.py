@@ -32,7 +32,7 @@ def test_done_carries_the_next_token_and_sending_it_back_fetches_the_next_page(e
     first_ids = {r["metadata"]["x-amz-bedrock-kb-chunk-id"] for r in of_type(first, "result")[0]["results"]}
     status, second = ask(endpoint, {**PAGED, "nextToken": token})
     assert status == 200 and of_type(second, "done")[0]["stopReason"] == "complete"
-    assert sent_bodies(emulator)[-1]["nextToken"] == token
+    assert sent_bodies(emulator)[-1]["nextToken"] == token.rsplit(".", 1)[0]  # Bedrock gets its own token back
     second_ids = {r["metadata"]["x-amz-bedrock-kb-chunk-id"] for r in of_type(second, "result")[0]["results"]}
     assert second_ids and not second_ids & first_ids  # a new page, not the first one again
 

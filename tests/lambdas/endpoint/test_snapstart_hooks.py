@@ -24,6 +24,7 @@ HOOKS = {BEFORE_CHECKPOINT_ENV: BEFORE_CHECKPOINT_PATH, AFTER_RESTORE_ENV: AFTER
 @pytest.fixture
 def lambda_like_env(monkeypatch):
     monkeypatch.setenv("AKB_TENANT_SETTINGS", tenant_settings().to_json())
+    monkeypatch.setenv("AKB_PAGE_TOKEN_KEY", "8c6e0d2a-1b2c-4d5e-8f90-a1b2c3d4e5f6")  # as the stack sets it
     monkeypatch.setenv("AWS_REGION", "us-west-2")
     monkeypatch.setenv("AWS_ACCESS_KEY_ID", "x")
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "x")

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections import Counter
 
-from client.evaluation.dataset import TYPES, load_dataset
 from local.emulator.corpus import DEFAULT_CORPUS, load_corpus
+from schema.eval_dataset import TYPES, load_dataset
 from tests.conftest import REPO
 
 SAMPLE = REPO / "local" / "eval" / "sample.jsonl"

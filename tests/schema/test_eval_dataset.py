@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from client.evaluation.dataset import DatasetError, load_dataset, parse_lines
+from schema.eval_dataset import DatasetError, load_dataset, parse_lines
 
 
 def line(**fields) -> str:

@@ -13,6 +13,8 @@ A `documents` entry that is a list is one gold item with acceptable alternatives
 satisfies it (the same fact stated in two documents).
 
 Every problem is reported with its line and field, all at once, so a dataset is fixed in one pass.
+It lives in schema/ because a tenant's `quality:` block names a golden set in this format, and the config loader
+validates it with the tenant file (schema/quality_config.py); `akb eval` reads any dataset with it.
 """
 
 from __future__ import annotations
@@ -148,7 +150,9 @@ def parse_item(data: Any, line: int) -> tuple[EvalItem | None, list[str]]:
     )
 
 
-def parse_lines(lines: list[str], source: str = "<dataset>") -> list[EvalItem]:
+def scan_lines(lines: list[str], source: str = "<dataset>") -> tuple[list[EvalItem], list[str]]:
+    """The valid items and every problem (`source:line: field: message`), so a caller can check the valid items
+    further and still report everything at once."""
     items: list[EvalItem] = []
     problems: list[str] = []
     seen: dict[str, int] = {}
@@ -170,17 +174,26 @@ def parse_lines(lines: list[str], source: str = "<dataset>") -> list[EvalItem]:
             seen[raw_id] = number
         if item is not None:
             items.append(item)
+    if not items and not problems:
+        problems.append(f"{source}: no questions (expected one JSON object per line)")
+    return items, problems
+
+
+def parse_lines(lines: list[str], source: str = "<dataset>") -> list[EvalItem]:
+    items, problems = scan_lines(lines, source)
     if problems:
         raise DatasetError(problems)
-    if not items:
-        raise DatasetError([f"{source}: no questions (expected one JSON object per line)"])
     return items
+
+
+def read_lines(path: Path) -> list[str]:
+    """The file's lines, or a DatasetError naming the file."""
+    try:
+        return path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as error:
+        raise DatasetError([f"{path}: cannot read ({error})"]) from None
 
 
 def load_dataset(path: Path) -> list[EvalItem]:
     """All items of a JSONL file, or a DatasetError listing every problem by line and field."""
-    try:
-        text = path.read_text(encoding="utf-8")
-    except (OSError, UnicodeDecodeError) as error:
-        raise DatasetError([f"{path}: cannot read ({error})"]) from None
-    return parse_lines(text.splitlines(), str(path))
+    return parse_lines(read_lines(path), str(path))

@@ -1,0 +1,38 @@
+"""`akb playground --local` owns the `akb local` it starts: stopping the playground stops it too."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import httpx
+import pytest
+
+from tests.client.playground.harness import running_playground
+
+pytestmark = pytest.mark.slow  # real processes: not part of `make test-fast`
+
+
+def _akb_local_processes(port: str) -> list[str]:
+    """Command lines of live `akb local` processes serving `port` (read from /proc)."""
+    found = []
+    for cmdline in Path("/proc").glob("[0-9]*/cmdline"):
+        try:
+            words = cmdline.read_bytes().split(b"\0")
+        except OSError:  # it exited while we looked
+            continue
+        if b"local" in words and b"--port" in words and words[words.index(b"--port") + 1] == port.encode():
+            found.append(" ".join(word.decode() for word in words))
+    return found
+
+
+def test_sigterm_stops_the_playground_and_the_akb_local_it_started(tmp_path, monkeypatch):
+    monkeypatch.setenv("AKB_LOCAL_CACHE_DIR", str(tmp_path))
+    with running_playground("--local", "--delay-ms", "0") as playground:
+        port = playground.endpoint.rsplit(":", 1)[1]
+        assert httpx.get(f"{playground.endpoint}/healthz", timeout=5).status_code == 200
+        assert _akb_local_processes(port)
+        playground.process.terminate()  # SIGTERM: what a service manager or a closed terminal sends
+        assert playground.process.wait(timeout=30) == 0
+    with pytest.raises(httpx.ConnectError):
+        httpx.get(f"{playground.endpoint}/healthz", timeout=5)
+    assert _akb_local_processes(port) == []
