@@ -2,22 +2,41 @@
 
 from __future__ import annotations
 
+import copy
+import functools
+import gc
 import os
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import pytest
+
+from tests import child_guard
 
 # Node 20 works for synth; jsii's end-of-life banner would only clutter test output (README, Toolchain).
 os.environ.setdefault("JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION", "20")
 
 if TYPE_CHECKING:
+    from schema import Project
     from tests.synth import Synthesized
 
 REPO = Path(__file__).resolve().parent.parent
 EXAMPLE_CONFIG = REPO / "config"
+
+
+def example_project(env_name: str = "dev") -> Project:
+    """The example config's environment `env_name`, loaded and validated (no CDK involved): a copy of
+    one load per process, so a test may change its copy (a copy takes ~1 ms, a load ~10 ms)."""
+    return copy.deepcopy(_loaded_example(env_name))
+
+
+@functools.cache
+def _loaded_example(env_name: str) -> Project:
+    from schema import load_project
+
+    return load_project(EXAMPLE_CONFIG, env_name)
 
 
 @pytest.fixture(scope="session")
@@ -57,26 +76,137 @@ def endpoint(emulator) -> Iterator:
         yield handle
 
 
-# Fixtures that start a local server (the emulator, the endpoint) or synthesize the example app.
-_SERVER_FIXTURES = frozenset({"emulator", "endpoint", "synthesized"})
+@pytest.fixture(scope="module")
+def akb_local(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Iterator:
+    """`akb local` as a child process, one per test module (tests/akb_local.py): the real emulator and
+    endpoint, on free ports, ready once its banner is printed, stopped with Ctrl-C after the module.
+
+    Configure it with the module's marker, e.g. `pytestmark = pytest.mark.akb_local(tenant="globex",
+    front_door="api_gateway", caller_arn=PORTAL)` (fields of LocalOptions). Yields an AkbLocal: `.url`,
+    `.emulator_url`, `.banner`, `.sent()` (the emulator's journal), `.faults`, `.client_env()`.
+    Its result cache is a fresh folder. Tests using it are marked `slow` and run on one xdist worker.
+    """
+    from tests.akb_local import LocalOptions, run_akb_local
+
+    marker = request.node.get_closest_marker("akb_local")
+    options = LocalOptions(**marker.kwargs) if marker else LocalOptions()
+    with run_akb_local(options, tmp_path_factory.mktemp("akb-local-cache")) as running:
+        yield running
 
 
-def _imports(module: object, prefix: str) -> bool:
-    return any(isinstance(value, ModuleType) and value.__name__.startswith(prefix) for value in vars(module).values())
+@pytest.fixture
+def start_akb_local(tmp_path: Path) -> Iterator:
+    """Factory for a test that needs an `akb local` of its own (to stop it itself, or with a config it
+    writes): `start_akb_local(tenant="acme", config=path, ...)` (LocalOptions fields) returns a running
+    AkbLocal; each is stopped after the test if the test did not stop it. Tests using it are `slow`."""
+    from contextlib import ExitStack
+    from itertools import count
+
+    from tests.akb_local import LocalOptions, run_akb_local
+
+    numbers = count()
+    with ExitStack() as running:
+
+        def start(**options: Any) -> Any:
+            cache = tmp_path / f"akb-local-cache-{next(numbers)}"
+            cache.mkdir()
+            return running.enter_context(run_akb_local(LocalOptions(**options), cache))
+
+        yield start
 
 
+# What a test uses that keeps it out of `make test-fast`: session servers (in-process threads),
+# the session synth, a child process.
+_SERVER_FIXTURES = frozenset({"emulator", "endpoint"})
+_SYNTH_FIXTURES = frozenset({"synthesized"})
+_CHILD_FIXTURES = frozenset({"akb_local", "start_akb_local"})
+# Per-test timeout for synth tests (the default is pyproject's `timeout`): the session synth takes
+# ~10 s on a quiet machine and, in a new worktree, first bundles the Lambda's wheels (~1 min).
+SYNTH_TIMEOUT_SECONDS = 300
+
+
+# Modules whose use starts a process: the standard library's, and tests/iam_simulation.py (IAM's
+# evaluator runs in node).
+_CHILD_MODULES = ("subprocess", "tests.iam_simulation")
+
+
+def _imports(module: object, *prefixes: str) -> bool:
+    """Whether `module` imported one of `prefixes` (a module, or a function or class of it) at its top."""
+
+    def origin(value: object) -> str:
+        return value.__name__ if isinstance(value, ModuleType) else str(getattr(value, "__module__", "") or "")
+
+    names = [origin(value) for value in vars(module).values()]
+    return any(name == prefix or name.startswith(prefix + ".") for name in names for prefix in prefixes)
+
+
+@pytest.hookimpl(tryfirst=True)  # before the -m deselection and xdist's loadgroup read the markers
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Marks what `make test-fast` leaves out, from what each test uses, so nothing is tagged by hand.
 
-    - `server`: the test's fixture closure reaches a session server (emulator, endpoint) or the synth;
-    - `synth`: its module imports aws_cdk (it builds and synthesizes a stack of its own);
-    - `slow`: its module imports subprocess (it runs the CLI, cdk or uvicorn in a child process).
+    - `server`: the test's fixture closure reaches a session server (emulator, endpoint);
+    - `synth`: it uses the session synth, or its module imports aws_cdk (it builds a stack of its own);
+      with a longer timeout; the session synth's users share one xdist group (one synth per run);
+    - `slow`: its module imports subprocess or tests/iam_simulation.py, or it uses a fixture that starts a child process
+      (`akb_local`, whose users share one xdist group per module: one `akb local` per module).
+    A test marked none of these that starts a process anyway fails (tests/child_guard.py).
     """
     for item in items:
         module = getattr(item, "module", None)
-        if _SERVER_FIXTURES & set(getattr(item, "fixturenames", ())):
+        fixtures = set(getattr(item, "fixturenames", ()))
+        if fixtures & _SERVER_FIXTURES:
             item.add_marker(pytest.mark.server)
-        if module is not None and _imports(module, "aws_cdk") and not item.get_closest_marker("synth"):
+        imports_cdk = module is not None and _imports(module, "aws_cdk")
+        if (fixtures & _SYNTH_FIXTURES or imports_cdk) and not item.get_closest_marker("synth"):
             item.add_marker(pytest.mark.synth)
-        if module is not None and _imports(module, "subprocess"):
+        if fixtures & _SYNTH_FIXTURES:
+            item.add_marker(pytest.mark.xdist_group("synth"))
+        if item.get_closest_marker("synth") and not item.get_closest_marker("timeout"):
+            item.add_marker(pytest.mark.timeout(SYNTH_TIMEOUT_SECONDS))
+        if fixtures & _CHILD_FIXTURES or (module is not None and _imports(module, *_CHILD_MODULES)):
             item.add_marker(pytest.mark.slow)
+        if "akb_local" in fixtures:
+            item.add_marker(pytest.mark.xdist_group(f"akb_local:{item.nodeid.split('::')[0]}"))
+
+
+def pytest_configure(config: pytest.Config) -> None:
+    child_guard.install()
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_finish(session: pytest.Session) -> None:
+    """What collecting imported (modules, their classes and functions) lives until the run ends: frozen
+    out of the garbage collector's way (gc.freeze), its full collections walk only what the tests
+    create. About a tenth of `make test-fast`'s CPU."""
+    gc.collect()
+    gc.freeze()
+
+
+@pytest.hookimpl(trylast=True)  # after the session's fixtures are torn down
+def pytest_sessionfinish(session: pytest.Session) -> None:
+    """One full collection of what the tests left (unraisable exceptions it finds are still reported),
+    then the rest frozen too: pytest's own end-of-run cleanup repeats five full passes over a heap the
+    run has filled, which took ~2 s at the end of every run."""
+    gc.collect()
+    gc.freeze()
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> object:
+    """While a test marked none of slow/server/synth runs (setup to teardown), it may start no process."""
+    unit = not any(item.get_closest_marker(name) for name in child_guard.MARKERS)
+    child_guard.watch(item.nodeid if unit else None)
+    try:
+        return (yield)
+    finally:
+        child_guard.watch(None)
+
+
+@pytest.hookimpl(wrapper=True)
+def pytest_runtest_call(item: pytest.Item) -> object:
+    """Fails a unit test that started a process even if its code caught the guard's exception."""
+    result = yield
+    problem = child_guard.violation()
+    if problem:
+        pytest.fail(problem, pytrace=False)
+    return result

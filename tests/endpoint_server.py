@@ -14,6 +14,7 @@ from types import TracebackType
 from typing import Any
 
 from contract.settings import Retriever, TenantSettings
+from tests.children import wait_until
 
 DEFAULT_CALLER = "arn:aws:sts::123456789012:assumed-role/acme-app/alice"
 # Like config/tenants/acme.yaml: acme-app's trust policy pins its session names, so they are user ids.
@@ -67,6 +68,13 @@ class EndpointHandle:
     _server: Any = None
     _thread: threading.Thread | None = None
 
+    def wait_idle(self, timeout: float = 10.0) -> None:
+        """Until the server has no request in progress (uvicorn's shared server state): what a response
+        still does after its last byte (storing the answer in the cache, the `done` record, the
+        metrics) is then done. The observable event a test waits for before asserting what did not happen."""
+        state = self._server.server_state
+        wait_until(lambda: not state.tasks, "the endpoint to finish its requests", timeout)
+
     def stop(self) -> None:
         if self._server is not None:
             self._server.should_exit = True
@@ -107,11 +115,9 @@ def serve_in_thread(app: Any, name: str, lifespan: str = "off") -> tuple[Any, th
     server = uvicorn.Server(config)
     thread = threading.Thread(target=server.run, name=name, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError(f"{name} did not start")
-        time.sleep(0.01)
+    wait_until(lambda: server.started or not thread.is_alive(), f"{name} to start")
+    if not server.started:
+        raise RuntimeError(f"{name} did not start")
     return server, thread, server.servers[0].sockets[0].getsockname()[1]
 
 

@@ -10,6 +10,7 @@ import ast
 import sys
 import tomllib
 
+import pytest
 from packaging.requirements import Requirement
 from packaging.utils import canonicalize_name
 
@@ -38,9 +39,11 @@ DISTRIBUTION = {
 BUNDLED = {"botocore": "boto3", "urllib3": "boto3", "pydantic_core": "pydantic", "jsii": "aws-cdk-lib"}
 
 
-def _declared() -> dict[str, Requirement]:
+def _declared(extra: str | None = None) -> dict[str, Requirement]:
+    """The product's dependencies, or those of one optional-dependencies list (`dev`: the test tools)."""
     project = tomllib.loads((REPO / "pyproject.toml").read_text())["project"]
-    return {canonicalize_name(r.name): r for r in map(Requirement, project["dependencies"])}
+    listed = project["dependencies"] if extra is None else project["optional-dependencies"][extra]
+    return {canonicalize_name(r.name): r for r in map(Requirement, listed)}
 
 
 def _locked() -> dict[str, str]:
@@ -52,9 +55,10 @@ def _locked() -> dict[str, str]:
     return pins
 
 
-def test_every_declared_dependency_is_locked_at_a_version_its_range_admits():
+@pytest.mark.parametrize("extra", [None, "dev"], ids=["product", "dev"])
+def test_every_declared_dependency_is_locked_at_a_version_its_range_admits(extra):
     locked = _locked()
-    for name, requirement in _declared().items():
+    for name, requirement in _declared(extra).items():
         assert name in locked, f"{requirement} is declared in pyproject.toml but not pinned in requirements.lock"
         assert requirement.specifier.contains(locked[name]), (
             f"requirements.lock pins {name}=={locked[name]}, outside {requirement}"

@@ -203,8 +203,6 @@ def command(
     output: OutputFormat,
 ) -> None:
     """Compare retrieval modes on a dataset: recall, precision, completeness, abstention, latency, cost."""
-    from schema.eval_dataset import DatasetError, load_dataset
-
     gate_plan = None
     if gate or promote_baseline or baseline_file:
         from client.evaluation.gate_command import GateRequest, plan_gate
@@ -219,11 +217,7 @@ def command(
     if chosen != 1:
         raise click.UsageError("choose one target: --url URL, --env ENV --tenant TENANT, or --local")
     _check_update_doc(update_doc)
-    try:
-        items = gate_plan.items if gate_plan else load_dataset(dataset_path)
-    except DatasetError as error:
-        click.echo(f"the dataset has {len(error.problems)} problem(s):\n{error}", err=True)
-        raise SystemExit(1) from None
+    items = gate_plan.items if gate_plan else _dataset(dataset_path)
     items = items[:limit] if limit else items
     out_dir = out_dir or Path("eval-out") / dataset_path.stem
     _prepare_out_dir(out_dir)
@@ -236,6 +230,21 @@ def command(
         raise SystemExit(1) from None
     if gate_plan is not None:
         raise SystemExit(gate_plan.finish(report))
+    _conclude(report, update_doc, output)
+
+
+def _dataset(dataset_path: Path) -> list[Any]:
+    """The dataset's items; every problem of the file at once, as a setup failure (fix the file)."""
+    from schema.eval_dataset import DatasetError, load_dataset
+
+    try:
+        return load_dataset(dataset_path)
+    except DatasetError as error:
+        raise Failure(f"the dataset has {len(error.problems)} problem(s):\n{error}", ExitCode.SETUP) from None
+
+
+def _conclude(report: dict[str, Any], update_doc: Path | None, output: OutputFormat) -> None:
+    """After a run: every request failed is a failed check; the page's table rewritten; the JSON report."""
     if report["overall"] and all(s["errors"] == s["questions"] for s in report["overall"].values()):
         raise Failure("every request failed: see the error field in records.jsonl", ExitCode.CHECKS_FAILED)
     if update_doc is not None:

@@ -8,6 +8,7 @@ later answer could describe another account).
 
 from __future__ import annotations
 
+import functools
 import json
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
@@ -57,6 +58,7 @@ def bootstrap_qualifier(cdk_json: Path) -> str:
     return value if isinstance(value, str) and value else DEFAULT_QUALIFIER
 
 
+@functools.cache  # a new botocore session re-reads its endpoint data (~1 MB of JSON): once per region suffices
 def partition_of(region: str) -> str:
     """`aws`, `aws-cn`, `aws-us-gov`, ... from botocore's endpoint data (no call)."""
     import botocore.session

@@ -7,10 +7,9 @@ import dataclasses
 import aws_cdk as cdk
 from aws_cdk.assertions import Template
 
-from schema import Project, load_project
 from stacks.platform_stack import PlatformStack
 from stacks.tenant_stack import TenantStack
-from tests.conftest import EXAMPLE_CONFIG
+from tests.conftest import example_project
 from tests.synth import cdk_json_context
 
 ENV = cdk.Environment(account="123456789012", region="us-west-2")
@@ -18,10 +17,6 @@ ENV = cdk.Environment(account="123456789012", region="us-west-2")
 
 def probe_stack() -> cdk.Stack:
     return cdk.Stack(cdk.App(context=cdk_json_context()), "Probe", env=ENV)
-
-
-def example_project(env_name: str = "dev") -> Project:
-    return load_project(EXAMPLE_CONFIG, env_name)
 
 
 def tenant_stack(tenant: str, env_name: str = "dev", **tenant_updates) -> TenantStack:

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from tests.client.aws_stubs import Stubs
-from tests.client.local_endpoint import Faults
+from tests.emulator_http import Faults
 
 
 @pytest.fixture

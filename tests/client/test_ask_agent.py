@@ -13,17 +13,24 @@ from client.agent_client import discovery_file
 from client.cli import main
 from client.evaluation.local_target import corpus_settings
 from client.local_agent import local_agent
+from tests.children import free_port
 
 REPO = Path(__file__).resolve().parents[2]
-ENDPOINT_URL = "http://127.0.0.1:18999"  # only names the port `akb local` would serve the endpoint on
 
 
 @pytest.fixture
-def local_agent_running(emulator, monkeypatch):
-    monkeypatch.setenv("AKB_LOCAL_URL", ENDPOINT_URL)
-    with local_agent(ENDPOINT_URL, emulator.url, "sample", corpus_settings(emulator), 20_000) as ids:
+def endpoint_url() -> str:
+    """Names the port `akb local` would serve the endpoint on (nothing listens): its agent's discovery
+    file is keyed by that port, so each test takes a free one (parallel runs never share the file)."""
+    return f"http://127.0.0.1:{free_port()}"
+
+
+@pytest.fixture
+def local_agent_running(emulator, monkeypatch, endpoint_url):
+    monkeypatch.setenv("AKB_LOCAL_URL", endpoint_url)
+    with local_agent(endpoint_url, emulator.url, "sample", corpus_settings(emulator), 20_000) as ids:
         yield ids
-    assert not discovery_file(ENDPOINT_URL).exists()
+    assert not discovery_file(endpoint_url).exists()
 
 
 def test_ask_agent_local_shows_the_trace_then_the_answer(local_agent_running):
@@ -44,18 +51,18 @@ def test_ask_agent_json_prints_one_step_per_line(local_agent_running):
     assert steps[-1]["detail"] == {"sessionId": "abc-1"}
 
 
-def test_ask_agent_refused_identity_exits_4(emulator, monkeypatch):
+def test_ask_agent_refused_identity_exits_4(emulator, monkeypatch, endpoint_url):
     settings = corpus_settings(emulator)
     trusted = settings.__class__(**{**settings.__dict__, "user_context": "trusted"})
-    monkeypatch.setenv("AKB_LOCAL_URL", ENDPOINT_URL)
-    with local_agent(ENDPOINT_URL, emulator.url, "trusted-cli", trusted, 20_000):
+    monkeypatch.setenv("AKB_LOCAL_URL", endpoint_url)
+    with local_agent(endpoint_url, emulator.url, "trusted-cli", trusted, 20_000):
         result = CliRunner().invoke(main, ["ask", "--agent", "--local", "q"])
     assert result.exit_code == 4
     assert "dependencyFailedException" in result.output
 
 
-def test_ask_agent_local_without_akb_local_exits_1(monkeypatch):
-    monkeypatch.setenv("AKB_LOCAL_URL", "http://127.0.0.1:18998")
+def test_ask_agent_local_without_akb_local_exits_1(monkeypatch, endpoint_url):
+    monkeypatch.setenv("AKB_LOCAL_URL", endpoint_url)
     result = CliRunner().invoke(main, ["ask", "--agent", "--local", "q"])
     assert result.exit_code == 1
     assert "akb local" in result.output
@@ -84,39 +91,21 @@ def _agent_config(tmp_path):
     return config
 
 
-def test_akb_local_runs_the_agent_and_ask_agent_local_reaches_it_with_akb_local_url_only(tmp_path):
-    import os
-    import signal
+def test_akb_local_runs_the_agent_and_ask_agent_local_reaches_it_with_akb_local_url_only(start_akb_local, tmp_path):
     import subprocess
     import sys
-    import time
 
-    from tests.client.test_local import free_port
-
-    port, emulator_port = free_port(), free_port()
-    env = {**os.environ, "PYTHONPATH": str(REPO), "AKB_LOCAL_CACHE_DIR": str(tmp_path)}
-    command = [sys.executable, "-m", "client", "local", "--config", str(_agent_config(tmp_path)), "--tenant", "acme"]
-    command += ["--port", str(port), "--emulator-port", str(emulator_port), "--delay-ms", "0"]
-    child = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines: list[str] = []
-    try:
-        deadline = time.monotonic() + 60
-        while not any(line.startswith("Agent ") for line in lines):
-            line = child.stdout.readline()
-            assert line and time.monotonic() < deadline, "".join(lines)
-            lines.append(line)
-        asked = subprocess.run(
-            [sys.executable, "-m", "client", "ask", "--agent", "--local", "How do I rotate an API key?"],
-            cwd=REPO,
-            env={**env, "AKB_LOCAL_URL": f"http://127.0.0.1:{port}"},
-            capture_output=True,
-            text=True,
-            timeout=60,
-        )
-        assert asked.returncode == 0, asked.stdout + asked.stderr
-        assert "[calls] search_knowledge(" in asked.stdout and "Sources:" in asked.stdout
-    finally:
-        child.send_signal(signal.SIGINT)
-        rest = child.communicate(timeout=15)[0]
-    assert child.returncode == 0, rest
-    assert not discovery_file(f"http://127.0.0.1:{port}").exists()
+    # The banner's "Agent" line comes once the agent is registered on the emulator.
+    local = start_akb_local(config=_agent_config(tmp_path), tenant="acme", ready="Agent ")
+    asked = subprocess.run(
+        [sys.executable, "-m", "client", "ask", "--agent", "--local", "How do I rotate an API key?"],
+        cwd=REPO,
+        env=local.client_env(),
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert asked.returncode == 0, asked.stdout + asked.stderr
+    assert "[calls] search_knowledge(" in asked.stdout and "Sources:" in asked.stdout
+    assert local.stop() == 0, local.child.output
+    assert not discovery_file(local.url).exists()

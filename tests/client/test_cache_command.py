@@ -12,8 +12,8 @@ from client.cli import main
 from client.commands import ingest as ingest_command
 from client.ingestion_jobs import JobResult
 from lambdas.endpoint.cache.store import SqliteStore
-from tests.cdk_constructs.probe import example_project
-from tests.conftest import EXAMPLE_CONFIG
+from tests.children import wait_until
+from tests.conftest import EXAMPLE_CONFIG, example_project
 
 
 @pytest.fixture
@@ -99,6 +99,6 @@ def test_akb_ingest_publishes_a_completed_jobs_version_and_not_a_failed_one(loca
 
 def test_direct_ingestion_bumps_the_version_itself(local_store):
     first = cache_admin.publish_direct_version(local_store, "acme", "KB12345678", "DS12345678")
-    time.sleep(0.002)
+    wait_until(lambda: time.time() > first.updated_at, "the clock to pass the first version's time")
     second = cache_admin.publish_direct_version(local_store, "acme", "KB12345678", "DS12345678")
     assert second.updated_at > first.updated_at and local_store.version_marks("acme") == [second]

@@ -25,8 +25,8 @@ from client.endpoint_client import (
     request_body,
 )
 from contract.events import DoneEvent, ErrorEvent, TextEvent, TraceEvent
-from tests.client.local_endpoint import emulator_streams
 from tests.client.stub_endpoint import Reply, ndjson, sample_events, sse, stub_endpoint
+from tests.emulator_http import emulator_streams
 
 
 @pytest.fixture
@@ -131,6 +131,7 @@ def test_an_invalid_frame_raises_bad_event(stub):
 
 
 def test_silence_longer_than_idle_timeout_raises_endpoint_timeout(stub):
+    # The stub stalls on purpose between two events: the silence is what is tested.
     stub.reply = Reply(chunks=[sse(sample_events()[0]), lambda: time.sleep(1.5), sse(sample_events()[-1])])
     with Client(stub.url, timeouts=Timeouts(idle=0.3)) as client, pytest.raises(EndpointTimeout) as caught:
         list(client.query("q"))
@@ -138,7 +139,7 @@ def test_silence_longer_than_idle_timeout_raises_endpoint_timeout(stub):
 
 
 def test_keep_alives_without_an_event_hit_the_first_event_timeout(stub):
-    keep_alive = [b": keep-alive\n\n", lambda: time.sleep(0.1)] * 15
+    keep_alive = [b": keep-alive\n\n", lambda: time.sleep(0.1)] * 15  # comments only, on purpose, for 1.5 s
     stub.reply = Reply(chunks=[*keep_alive, sse(*sample_events())])
     client = Client(stub.url, timeouts=Timeouts(first_event=0.4, idle=5))
     with client, pytest.raises(EndpointTimeout) as caught:
@@ -262,6 +263,7 @@ def test_closing_the_iterator_early_closes_the_connection(stub):
     """The endpoint notices the hang-up and stops its upstream call; here the stub notices its
     writes failing once the client has gone."""
     events = sample_events()
+    # The stub pauses on purpose (the client leaves meanwhile), then writes until its writes fail.
     stub.reply = Reply(chunks=[sse(events[0]), lambda: time.sleep(0.3), *([sse(events[1])] * 5000)])
     with Client(stub.url) as client:
         stream = client.query("q")

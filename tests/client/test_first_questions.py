@@ -5,14 +5,12 @@ with the answering sentence first, a short answer, and a few cited sources."""
 from __future__ import annotations
 
 import json
-import os
 import subprocess
 import sys
-from collections.abc import Iterator
 
 import pytest
 
-from tests.client.akb_local_process import REPO, akb_local, free_port
+from tests.children import REPO
 
 FIRST_QUESTIONS = [
     ("What are the rate limits of the Pro plan?", "Pro plan: 1,000 requests per minute."),
@@ -28,20 +26,15 @@ FOCUSED_CHARACTERS = 300  # an answer, not a page of loosely related sentences
 MAX_CITED_SOURCES = 3
 
 
-@pytest.fixture(scope="module")
-def local_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
-    """`akb local` for the default tenant (acme), as a user starts it, on free ports."""
-    port = free_port()
-    cache = {"AKB_LOCAL_CACHE_DIR": str(tmp_path_factory.mktemp("cache"))}
-    with akb_local("--port", str(port), "--emulator-port", "0", "--delay-ms", "0", env=cache):
-        yield f"http://127.0.0.1:{port}"
+# `akb local` for the default tenant (acme), as a user starts it (the akb_local fixture, its options' defaults).
+pytestmark = pytest.mark.akb_local()
 
 
-def ask(url: str, *args: str) -> subprocess.CompletedProcess[str]:
+def ask(akb_local, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "client", "ask", "--local", *args],
         cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO), "AKB_LOCAL_URL": url, "COLUMNS": "200"},
+        env=akb_local.client_env(COLUMNS="200"),
         capture_output=True,
         text=True,
         timeout=60,
@@ -49,11 +42,11 @@ def ask(url: str, *args: str) -> subprocess.CompletedProcess[str]:
 
 
 @pytest.mark.parametrize(("question", "answer_starts"), FIRST_QUESTIONS)
-def test_a_new_users_first_questions_get_complete_focused_answers(local_url, question, answer_starts):
-    viewed = ask(local_url, question)
+def test_a_new_users_first_questions_get_complete_focused_answers(akb_local, question, answer_starts):
+    viewed = ask(akb_local, question)
     assert viewed.returncode == 0, (viewed.stdout[-800:], viewed.stderr)
     assert "possibly incomplete" not in viewed.stdout + viewed.stderr and "PARTIAL" not in viewed.stdout
-    events = [json.loads(line) for line in ask(local_url, "--json", question).stdout.splitlines()]
+    events = [json.loads(line) for line in ask(akb_local, "--json", question).stdout.splitlines()]
     done = events[-1].get("data", events[-1])
     result = next(e.get("data", e) for e in events if e["type"] == "result")
     assert done["stopReason"] == "complete" and not done.get("partial")

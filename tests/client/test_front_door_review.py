@@ -6,7 +6,7 @@ import dataclasses
 
 from client.commands.policy import review
 from schema.front_door import ApiGatewayOptions, PrivateAccess, TenantEndpoint, VpcAttachment
-from tests.cdk_constructs.probe import example_project
+from tests.conftest import example_project
 
 
 def _project(endpoint: TenantEndpoint):

@@ -18,14 +18,8 @@ from client import ingestion_jobs as ingest
 from client.cli import main
 from client.commands import ingest as ingest_command
 from client.exit_codes import ExitCode
-from schema import Project, load_project
 from tests.client.aws_stubs import shared_session
-from tests.conftest import EXAMPLE_CONFIG
-
-
-def example_project(env_name: str = "dev") -> Project:
-    return load_project(EXAMPLE_CONFIG, env_name)
-
+from tests.conftest import EXAMPLE_CONFIG, example_project
 
 KB, DS, JOB, BUCKET = "KB12345678", "DS12345678", "JOB1234567", "akb-dev-acme-documents"
 NOW = datetime(2026, 1, 1, tzinfo=UTC)

@@ -23,7 +23,7 @@ from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from client.endpoint_client import Client
-from tests.client.akb_local_process import akb_local, free_port
+from tests.akb_local import LocalOptions, run_akb_local
 
 REPO = Path(__file__).resolve().parents[2]
 # U+000D alone is a line end in SSE too, and JSON always escapes it; the emulator reads documents with
@@ -40,11 +40,9 @@ def local_url(tmp_path_factory) -> Iterator[str]:
     for alias in ("docs", "tickets"):  # acme's knowledge bases, as `akb local` serves them by default
         shutil.copytree(REPO / "local" / "corpus" / alias, corpus / alias)
     (corpus / "docs" / "zebracorn.md").write_text(f"# Zebracorn rotation\n\n{PASSAGE} End.\n", newline="")
-    port = free_port()
-    options = ("--corpus", str(corpus), "--port", str(port), "--emulator-port", "0", "--delay-ms", "0")
-    cache = {"AKB_LOCAL_CACHE_DIR": str(tmp_path_factory.mktemp("cache"))}  # every answer from the source
-    with akb_local(*options, env=cache):
-        yield f"http://127.0.0.1:{port}"
+    cache = tmp_path_factory.mktemp("cache")  # its own result cache: every answer from the source
+    with run_akb_local(LocalOptions(args=("--corpus", str(corpus))), cache) as running:
+        yield running.url
 
 
 def _has_the_passage(text: str) -> bool:

@@ -2,30 +2,21 @@
 
 from __future__ import annotations
 
-import os
 import re
-import signal
 import socket
-import subprocess
-import sys
-import time
 from pathlib import Path
 
 import httpx
 import pytest
 
 from client.local_settings import LocalSettingsError, tenant_settings
+from lambdas.endpoint.cache.store import SqliteStore
 from local.emulator import kb_id_for
 from schema import load_project
+from tests.children import wait_until
 from tests.endpoint_server import iter_frames
 
 REPO = Path(__file__).resolve().parents[2]
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def test_local_settings_follow_the_tenant_config():
@@ -55,78 +46,31 @@ def test_local_settings_refuse_aliases_the_emulator_does_not_serve():
         tenant_settings(project, "nobody", kb_id_for)
 
 
-def _ask_until_hit(port: int, cache_file: Path) -> list:
-    """The first answer is stored right after its `done`: ask again until it is served from the cache."""
-    deadline = time.monotonic() + 10
-    again: list = []
-    while time.monotonic() < deadline:
-        with httpx.stream(
-            "POST", f"http://127.0.0.1:{port}/v1/query", json={"question": "How do I rotate an API key?"}, timeout=30
-        ) as response:
-            again = list(iter_frames(response))
-        if again[-1].data["cache"] == "hit":
-            break
-        time.sleep(0.1)
-    assert cache_file.exists()
-    return again
+def _ask(url: str) -> list:
+    question = {"question": "How do I rotate an API key?"}
+    with httpx.stream("POST", f"{url}/v1/query", json=question, timeout=30) as answer:
+        return list(iter_frames(answer))
 
 
-def test_akb_local_serves_the_tenant_and_stops_on_ctrl_c(tmp_path):
-    port, emulator_port = free_port(), free_port()
-    child = subprocess.Popen(
-        [
-            sys.executable,
-            "-m",
-            "client",
-            "local",
-            "--port",
-            str(port),
-            "--emulator-port",
-            str(emulator_port),
-            "--delay-ms",
-            "0",
-            "--caller-arn",
-            "arn:aws:sts::123456789012:assumed-role/acme-app/frank",
-        ],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO), "AKB_LOCAL_CACHE_DIR": str(tmp_path)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    lines: list[str] = []
-    try:
-        deadline = time.monotonic() + 90  # startup only: imports are slow on a loaded CI machine
-        while not any("Ctrl-C" in line for line in lines):
-            line = child.stdout.readline()
-            assert line and time.monotonic() < deadline, "".join(lines)
-            lines.append(line)
-        printed = "".join(lines)
-        assert f"http://127.0.0.1:{port}" in printed and f"http://127.0.0.1:{emulator_port}" in printed
-        assert f"curl -N -X POST http://127.0.0.1:{port}/v1/query" in printed
-        with httpx.stream(
-            "POST",
-            f"http://127.0.0.1:{port}/v1/query",
-            json={"question": "How do I rotate an API key?"},
-            timeout=30,
-        ) as response:
-            frames = list(iter_frames(response))
-        assert frames[0].type == "trace" and frames[-1].data["stopReason"] == "complete"
-        journal = httpx.get(f"http://127.0.0.1:{emulator_port}/_emulator/requests").json()
-        sent = [r for r in journal if r["path"] == "/agenticRetrieveStream"][-1]["body"]
-        assert {r["configuration"]["knowledgeBase"]["knowledgeBaseId"] for r in sent["retrievers"]} == {
-            kb_id_for("docs"),
-            kb_id_for("tickets"),
-        }
-        assert sent["userContext"] == {"userId": "frank"}  # acme: user_context caller
-        # acme turns the result cache on: the same question again is a hit, with the same contract.
-        assert "Result cache      on" in printed and frames[-1].data["cache"] == "miss"
-        again = _ask_until_hit(port, tmp_path / "dev-acme.sqlite3")
-        assert again[0].data["step"] == "CacheHit" and again[-1].data["cache"] == "hit"
-    finally:
-        child.send_signal(signal.SIGINT)
-        rest = child.communicate(timeout=15)[0]
-    assert child.returncode == 0, rest
+def test_akb_local_serves_the_tenant_and_stops_on_ctrl_c(start_akb_local):
+    local = start_akb_local(caller_arn="arn:aws:sts::123456789012:assumed-role/acme-app/frank")
+    port, emulator_port = int(local.url.rsplit(":", 1)[1]), int(local.emulator_url.rsplit(":", 1)[1])
+    assert f"curl -N -X POST {local.url}/v1/query" in local.banner
+    frames = _ask(local.url)
+    assert frames[0].type == "trace" and frames[-1].data["stopReason"] == "complete"
+    assert {r["configuration"]["knowledgeBase"]["knowledgeBaseId"] for r in local.sent()[-1]["retrievers"]} == {
+        kb_id_for("docs"),
+        kb_id_for("tickets"),
+    }
+    assert local.sent()[-1]["userContext"] == {"userId": "frank"}  # acme: user_context caller
+    # acme turns the result cache on: once the answer is stored, the same question is a hit, same contract.
+    cache_line = re.search(r"Result cache      on, (\S+\.sqlite3)", local.banner)
+    assert cache_line and frames[-1].data["cache"] == "miss", local.banner
+    store = SqliteStore(cache_line[1])  # what `akb cache stats` reads; the entry is written after `done` went out
+    wait_until(lambda: store.stats("acme").counters["stored"], "the answer stored in the local cache")
+    again = _ask(local.url)
+    assert again[0].data["step"] == "CacheHit" and again[-1].data["cache"] == "hit"
+    assert local.stop() == 0, local.child.output
     for used in (port, emulator_port):
         with socket.socket() as sock:
             assert sock.connect_ex(("127.0.0.1", used)) != 0  # both stopped

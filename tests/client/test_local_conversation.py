@@ -10,54 +10,24 @@
 from __future__ import annotations
 
 import json
-import os
 import re
 import shlex
-import signal
 import subprocess
 import sys
-import threading
-import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.client.test_local import free_port
-
 REPO = Path(__file__).resolve().parents[2]
-pytestmark = pytest.mark.xdist_group("akb-local-acme-conversation")
+# `akb local --tenant acme` without --caller-arn (the akb_local fixture): its default caller.
+pytestmark = pytest.mark.akb_local(tenant="acme")
 
 
-@pytest.fixture(scope="module")
-def acme(tmp_path_factory) -> Iterator[tuple[str, str]]:
-    """(endpoint URL, banner) of `akb local --tenant acme` without --caller-arn."""
-    port, emulator_port = free_port(), free_port()
-    command = [sys.executable, "-m", "client", "local", "--tenant", "acme", "--delay-ms", "0"]
-    command += ["--port", str(port), "--emulator-port", str(emulator_port)]
-    env = {**os.environ, "PYTHONPATH": str(REPO), "AKB_LOCAL_CACHE_DIR": str(tmp_path_factory.mktemp("cache"))}
-    child = subprocess.Popen(command, cwd=REPO, env=env, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
-    lines: list[str] = []
-    try:
-        deadline = time.monotonic() + 90  # startup only: imports are slow on a loaded CI machine
-        while not any("Ctrl-C" in line for line in lines):
-            line = child.stdout.readline()
-            assert line and time.monotonic() < deadline, "".join(lines)
-            lines.append(line)
-        # Keep reading the child's output (the endpoint logs every event): a full pipe would block it.
-        threading.Thread(target=child.stdout.read, daemon=True).start()
-        yield f"http://127.0.0.1:{port}", "".join(lines)
-    finally:
-        child.send_signal(signal.SIGINT)
-        child.communicate(timeout=15)
-
-
-def ask(url: str, *args: str) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "PYTHONPATH": str(REPO), "AKB_LOCAL_URL": url, "COLUMNS": "200"}
+def ask(akb_local, *args: str) -> subprocess.CompletedProcess[str]:
     return subprocess.run(
         [sys.executable, "-m", "client", "ask", "--local", *args],
         cwd=REPO,
-        env=env,
+        env=akb_local.client_env(COLUMNS="200"),
         capture_output=True,
         text=True,
         timeout=60,
@@ -84,8 +54,8 @@ def as_events(result: subprocess.CompletedProcess[str]) -> dict[str, dict]:
     return events
 
 
-def test_the_printed_curl_is_answered_for_the_default_caller(acme):
-    _, banner = acme
+def test_the_printed_curl_is_answered_for_the_default_caller(akb_local):
+    banner = akb_local.banner
     assert "assumed-role/acme-app/developer" in banner and "Conversations     on" in banner
     printed = banner.split("Try it", 1)[1].split("Ctrl-C", 1)[0]
     curl = " ".join(
@@ -98,20 +68,19 @@ def test_the_printed_curl_is_answered_for_the_default_caller(acme):
     assert "event: done" in result.stdout and '"stopReason":"complete"' in result.stdout
 
 
-def test_a_two_turn_conversation_through_akb_ask(acme):
-    url, _ = acme
-    first = ask(url, "--new-session", "What are the Pro plan's rate limits?")
+def test_a_two_turn_conversation_through_akb_ask(akb_local):
+    first = ask(akb_local, "--new-session", "What are the Pro plan's rate limits?")
     answered(first)
     session = re.search(r"session (\S+)  \(continue with: --session \1\)", first.stderr).group(1)
     assert re.fullmatch(r"[0-9a-f-]{36}", session)
     assert f"session {session} (turn saved)" in first.stdout
-    second = answered(ask(url, "--session", session, "And on Enterprise?"))
+    second = answered(ask(akb_local, "--session", session, "And on Enterprise?"))
     assert "SessionHistoryLoad" in second and "Loaded 1 earlier turn of the session" in second
     assert 'memory "Enterprise plan rate limits" -> /actors/u-developer/facts' in second  # memoryRetrieve step
-    events = as_events(ask(url, "--session", session, "--no-save", "--json", "And on Enterprise?"))
+    events = as_events(ask(akb_local, "--session", session, "--no-save", "--json", "And on Enterprise?"))
     assert "Enterprise plan: 5,000 requests per minute" in events["result"]["answer"]
     assert events["done"]["memory"] == {"sessionId": session, "persistence": "none"}
-    fresh = answered(ask(url, "--new-session", "--json", "And on Enterprise?"))  # no history: not completed
+    fresh = answered(ask(akb_local, "--new-session", "--json", "And on Enterprise?"))  # no history: not completed
     speculative = [
         event.get("data", event)
         for event in map(json.loads, fresh.splitlines())

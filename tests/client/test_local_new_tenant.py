@@ -9,7 +9,7 @@ import httpx
 import pytest
 
 from schema import load_project
-from tests.client.akb_local_process import REPO, akb_local, free_port
+from tests.children import REPO
 from tests.endpoint_server import iter_frames
 
 TENANT = """\
@@ -53,31 +53,30 @@ def newco(tmp_path: Path) -> Path:
     return tmp_path
 
 
-def ask(port: int, question: str) -> list:
-    with httpx.stream("POST", f"http://127.0.0.1:{port}/v1/query", json={"question": question}, timeout=30) as response:
+def ask(url: str, question: str) -> list:
+    with httpx.stream("POST", f"{url}/v1/query", json={"question": question}, timeout=30) as response:
         assert response.status_code == 200, response.read()
         return list(iter_frames(response))
 
 
-def test_a_tenant_just_added_runs_locally_with_its_corpus_and_its_guardrail(newco):
-    port, emulator_port = free_port(), free_port()
-    options = ["--config", str(newco), "--tenant", "newco", "--corpus", str(newco / "corpus")]
-    options += ["--port", str(port), "--emulator-port", str(emulator_port), "--delay-ms", "0"]
-    with akb_local(*options) as printed:
-        assert f"knowledge base 'manuals' has no folder {newco / 'corpus' / 'manuals'}: served empty" in printed
-        assert f"Bedrock emulator  http://127.0.0.1:{emulator_port}" in printed
-        assert f"curl -N -X POST http://127.0.0.1:{port}/v1/query" in printed
-        assert f"AKB_LOCAL_URL=http://127.0.0.1:{port} akb ask --local" in printed  # not the default 8080
-        assert "knowledge bases: faq, manuals" in printed and "Guardrail         local" in printed
+def test_a_tenant_just_added_runs_locally_with_its_corpus_and_its_guardrail(newco, start_akb_local):
+    local = start_akb_local(config=newco, tenant="newco", args=("--corpus", str(newco / "corpus")))
+    printed = local.banner
+    assert f"knowledge base 'manuals' has no folder {newco / 'corpus' / 'manuals'}: served empty" in printed
+    # The emulator the banner names is the one listening (its port was chosen by the system: 0 asked).
+    assert httpx.get(f"{local.emulator_url}/_emulator/health", timeout=5).json() == {"status": "ok"}
+    assert f"curl -N -X POST {local.url}/v1/query" in printed
+    assert f"AKB_LOCAL_URL={local.url} akb ask --local" in printed  # not the default 8080
+    assert "knowledge bases: faq, manuals" in printed and "Guardrail         local" in printed
 
-        answered = ask(port, "How long do I have to return a blender?")
-        done, result = answered[-1].data, next(f.data for f in answered if f.type == "result")
-        assert done["stopReason"] == "complete"
-        assert result["answer"].startswith("You can return a Newco blender within 30 days of delivery")
-        assert {r["knowledgeBase"] for r in result["results"]} == {"faq"}
+    answered = ask(local.url, "How long do I have to return a blender?")
+    done, result = answered[-1].data, next(f.data for f in answered if f.type == "result")
+    assert done["stopReason"] == "complete"
+    assert result["answer"].startswith("You can return a Newco blender within 30 days of delivery")
+    assert {r["knowledgeBase"] for r in result["results"]} == {"faq"}
 
-        blocked = ask(port, "Is Newco being sued by a customer?")
-        result = next(f.data for f in blocked if f.type == "result")
-        warnings = [g for f in blocked if f.type == "trace" for g in f.data.get("guardrail", [])]
-        assert result["answer"] == "Newco cannot discuss that." and not result.get("results")
-        assert [g["action"] for g in warnings] == ["INTERVENED"]
+    blocked = ask(local.url, "Is Newco being sued by a customer?")
+    result = next(f.data for f in blocked if f.type == "result")
+    warnings = [g for f in blocked if f.type == "trace" for g in f.data.get("guardrail", [])]
+    assert result["answer"] == "Newco cannot discuss that." and not result.get("results")
+    assert [g["action"] for g in warnings] == ["INTERVENED"]

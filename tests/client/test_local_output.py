@@ -21,7 +21,7 @@ from click.testing import CliRunner
 from client.cli import main
 from client.exit_codes import ExitCode
 from client.local_request_log import request_line, shown
-from tests.client.akb_local_process import free_port
+from tests.children import free_port
 
 REPO = Path(__file__).resolve().parents[2]
 DONE = {

@@ -38,7 +38,7 @@ def healthy_url():
 
 @pytest.fixture
 def sleeper():
-    process = child("import time; time.sleep(60)")
+    process = child("import time; time.sleep(60)")  # a child that stays up (stopped below, or by a test)
     yield process
     stop(process, grace_seconds=1)
 

@@ -3,32 +3,28 @@
 
 from __future__ import annotations
 
-import os
-import signal
-import subprocess
 import sys
-import threading
 import time
 import uuid
-from collections.abc import Awaitable, Callable, Iterator
+from collections.abc import AsyncIterator, Awaitable, Callable, Iterator
+from contextlib import asynccontextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import anyio
-import httpx
 import pytest
 from click.testing import CliRunner
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
-from mcp.client.streamable_http import streamable_http_client
 
 from client.cli import main
 from client.mcp_tools import Outcome, ToolCatalogue, incomplete_result
 from contract.events import DoneEvent, ErrorEvent, TextEvent
 from schema import load_project
-from tests.client.local_endpoint import Faults
-from tests.client.test_local import free_port
+from tests.akb_local import AkbLocal
+from tests.children import Child, free_port
+
+if TYPE_CHECKING:  # the MCP client SDK is imported by the tests that use it (a unit-test run skips its import)
+    from mcp.client.session import ClientSession
 
 REPO = Path(__file__).resolve().parents[2]
 EMULATOR_DELAY_MS = 60  # between emulator events: the planner's steps arrive visibly apart
@@ -36,59 +32,8 @@ QUESTION = "How do I rotate an API key?"
 # acme-app's session names are user ids (its trust policy pins them: config/tenants/acme.yaml).
 CALLER = "arn:aws:sts::123456789012:assumed-role/acme-app/frank"
 
-pytestmark = pytest.mark.xdist_group("akb-mcp")  # one `akb local` for the module's tests
-
-
-@dataclass
-class LocalStack:
-    url: str
-    emulator_url: str
-
-
-@pytest.fixture(scope="module")
-def akb_local() -> Iterator[LocalStack]:
-    """`akb local` (dev environment, tenant acme: user_context caller; caller acme-app/frank) as a child process."""
-    port, emulator_port = free_port(), free_port()
-    command = [sys.executable, "-m", "client", "local", "--port", str(port), "--emulator-port", str(emulator_port)]
-    child = subprocess.Popen(
-        [*command, "--delay-ms", str(EMULATOR_DELAY_MS), "--caller-arn", CALLER],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        _wait_for(lambda: httpx.get(f"http://127.0.0.1:{port}/healthz", timeout=1).status_code == 200, child)
-        yield LocalStack(f"http://127.0.0.1:{port}", f"http://127.0.0.1:{emulator_port}")
-    finally:
-        child.send_signal(signal.SIGINT)
-        child.wait(timeout=15)
-
-
-_OUTPUT: dict[int, list[str]] = {}
-
-
-def _drain(child: subprocess.Popen) -> None:
-    """Read the child's output as it comes (kept for failure messages): a full pipe would block it."""
-    lines = _OUTPUT.setdefault(child.pid, [])
-    threading.Thread(target=lambda: lines.extend(child.stdout), daemon=True).start()
-
-
-def _wait_for(ready: Callable[[], bool], child: subprocess.Popen, seconds: float = 90) -> None:
-    """Until `ready()`; generous because a child's imports take long on a loaded CI machine."""
-    if child.pid not in _OUTPUT:
-        _drain(child)
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        assert child.poll() is None, "".join(_OUTPUT[child.pid])
-        try:
-            if ready():
-                return
-        except httpx.HTTPError:
-            pass
-        time.sleep(0.1)
-    raise AssertionError("the child process did not become ready")
+# `akb local` (dev environment, tenant acme: user_context caller; caller acme-app/frank), one for the module.
+pytestmark = pytest.mark.akb_local(tenant="acme", delay_ms=EMULATOR_DELAY_MS, caller_arn=CALLER)
 
 
 @dataclass
@@ -101,26 +46,44 @@ class Progress:
         self.seen.append((time.monotonic(), progress, message))
 
 
-def _stdio(stack: LocalStack, *extra: str) -> StdioServerParameters:
-    return StdioServerParameters(
+@dataclass
+class StdioSession:
+    """The official MCP client's session over stdio with one `akb mcp --local` for the module's tests.
+    It lives on the event loop of an anyio portal thread; `run(body)` awaits `body(session)` there."""
+
+    portal: Any
+    session: ClientSession
+
+    def run(self, body: Callable[[ClientSession], Awaitable[Any]]) -> Any:
+        return self.portal.call(body, self.session)
+
+
+@asynccontextmanager
+async def _connected(local: AkbLocal) -> AsyncIterator[ClientSession]:
+    from mcp.client.session import ClientSession
+    from mcp.client.stdio import StdioServerParameters, stdio_client
+
+    server = StdioServerParameters(
         command=sys.executable,
-        args=["-m", "client", "mcp", "--local", *extra],
-        env={"AKB_LOCAL_URL": stack.url, "PYTHONPATH": str(REPO)},
+        args=["-m", "client", "mcp", "--local"],
+        env={"AKB_LOCAL_URL": local.url, "PYTHONPATH": str(REPO)},
         cwd=str(REPO),
     )
+    async with stdio_client(server) as (read, write), ClientSession(read, write) as session:
+        await session.initialize()
+        yield session
 
 
-def over_stdio(stack: LocalStack, body: Callable[[ClientSession], Awaitable[Any]]) -> Any:
-    async def run() -> Any:
-        async with stdio_client(_stdio(stack)) as (read, write), ClientSession(read, write) as session:
-            await session.initialize()
-            return await body(session)
+@pytest.fixture(scope="module")
+def mcp_stdio(akb_local) -> Iterator[StdioSession]:
+    from anyio.from_thread import start_blocking_portal
 
-    return anyio.run(run)
+    with start_blocking_portal() as portal, portal.wrap_async_context_manager(_connected(akb_local)) as session:
+        yield StdioSession(portal, session)
 
 
-def test_tools_are_listed_with_the_tenants_knowledge_base_descriptions(akb_local):
-    tools = over_stdio(akb_local, lambda session: session.list_tools())
+def test_tools_are_listed_with_the_tenants_knowledge_base_descriptions(mcp_stdio):
+    tools = mcp_stdio.run(lambda session: session.list_tools())
     by_name = {tool.name: tool for tool in tools.tools}
     assert set(by_name) == {"ask", "search"}
     acme = load_project(REPO / "config", "dev").tenants["acme"]
@@ -131,14 +94,14 @@ def test_tools_are_listed_with_the_tenants_knowledge_base_descriptions(akb_local
     assert by_name["ask"].input_schema["properties"]["mode"]["anyOf"][0]["enum"] == ["agentic", "retrieve", "auto"]
 
 
-def test_ask_streams_planner_steps_as_progress_then_answers_with_numbered_sources(akb_local):
+def test_ask_streams_planner_steps_as_progress_then_answers_with_numbered_sources(akb_local, mcp_stdio):
     progress = Progress()
 
     async def ask(session: ClientSession) -> tuple[Any, float]:
         result = await session.call_tool("ask", {"question": QUESTION}, progress_callback=progress)
         return result, time.monotonic()
 
-    result, returned_at = over_stdio(akb_local, ask)
+    result, returned_at = mcp_stdio.run(ask)
     assert not result.is_error, result.content
     text = result.content[0].text
     assert "[1]" in text.split("Sources:")[0]  # the answer cites its sources by number
@@ -153,12 +116,11 @@ def test_ask_streams_planner_steps_as_progress_then_answers_with_numbered_source
     # pauses between every one of the ~8 later events), not in a burst at the end.
     assert returned_at - progress.seen[0][0] > 3 * EMULATOR_DELAY_MS / 1000
     # The end user is the one the endpoint derived from the verified caller, not one the agent chose.
-    sent = httpx.get(f"{akb_local.emulator_url}/_emulator/requests", timeout=5).json()[-1]["body"]
-    assert sent["userContext"] == {"userId": "frank"}
+    assert akb_local.sent()[-1]["userContext"] == {"userId": "frank"}
 
 
-def test_search_returns_passages_and_no_answer(akb_local):
-    result = over_stdio(akb_local, lambda s: s.call_tool("search", {"question": QUESTION, "max_results": 2}))
+def test_search_returns_passages_and_no_answer(mcp_stdio):
+    result = mcp_stdio.run(lambda s: s.call_tool("search", {"question": QUESTION, "max_results": 2}))
     assert not result.is_error, result.content
     assert result.structured_content["answer"] is None and result.structured_content["mode"] == "retrieve"
     text = result.content[0].text
@@ -166,28 +128,28 @@ def test_search_returns_passages_and_no_answer(akb_local):
     assert 1 <= len(result.structured_content["sources"]) <= 4  # 2 per knowledge base, 2 knowledge bases
 
 
-def test_a_forged_user_id_is_refused_by_the_endpoint_and_reported_as_a_tool_error(akb_local):
+def test_a_forged_user_id_is_refused_by_the_endpoint_and_reported_as_a_tool_error(mcp_stdio):
     arguments = {"question": QUESTION, "user_id": "ceo@acme.example"}
-    result = over_stdio(akb_local, lambda s: s.call_tool("ask", arguments))
+    result = mcp_stdio.run(lambda s: s.call_tool("ask", arguments))
     assert result.is_error
     text = result.content[0].text
     assert "403 user_id_not_allowed" in text and "user_context: caller" in text
     assert "Traceback" not in text
 
 
-def test_an_unknown_knowledge_base_is_a_clear_tool_error(akb_local):
+def test_an_unknown_knowledge_base_is_a_clear_tool_error(mcp_stdio):
     arguments = {"question": QUESTION, "knowledge_bases": ["payroll"]}
-    result = over_stdio(akb_local, lambda s: s.call_tool("ask", arguments))
+    result = mcp_stdio.run(lambda s: s.call_tool("ask", arguments))
     assert result.is_error and "payroll" in result.content[0].text
 
 
-def test_a_stream_that_fails_midway_gives_an_error_and_no_partial_answer(akb_local):
-    faults = Faults(akb_local.emulator_url)
+def test_a_stream_that_fails_midway_gives_an_error_and_no_partial_answer(akb_local, mcp_stdio):
+    faults = akb_local.faults
     faults.set(error_after_events=3, error_type="internalServerException")
     try:
         # A question no other test asks: the tenant's result cache must not answer it from an earlier run.
         question = QUESTION + " Answer for the midway-failure test."
-        result = over_stdio(akb_local, lambda s: s.call_tool("ask", {"question": question}))
+        result = mcp_stdio.run(lambda s: s.call_tool("ask", {"question": question}))
     finally:
         faults.reset()
     assert result.is_error
@@ -196,15 +158,10 @@ def test_a_stream_that_fails_midway_gives_an_error_and_no_partial_answer(akb_loc
 
 def test_streamable_http_serves_the_same_tools_on_loopback(akb_local):
     port = free_port()
-    child = subprocess.Popen(
-        [sys.executable, "-m", "client", "mcp", "--local", "--http", "--port", str(port)],
-        cwd=REPO,
-        env={**os.environ, "AKB_LOCAL_URL": akb_local.url, "PYTHONPATH": str(REPO)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
+    command = [sys.executable, "-m", "client", "mcp", "--local", "--http", "--port", str(port)]
     progress = Progress()
+    from mcp.client.session import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
 
     async def run() -> tuple[list[str], Any]:
         url = f"http://127.0.0.1:{port}/mcp"
@@ -215,22 +172,12 @@ def test_streamable_http_serves_the_same_tools_on_loopback(akb_local):
             question = QUESTION + " Over Streamable HTTP."
             return names, await session.call_tool("ask", {"question": question}, progress_callback=progress)
 
-    try:
-        _wait_for(lambda: _listening(port), child)
+    with Child(command, env=akb_local.client_env()) as server:
+        server.wait_for_port(port)
         names, result = anyio.run(run)
-    finally:
-        child.send_signal(signal.SIGINT)
-        child.wait(timeout=15)
     assert sorted(names) == ["ask", "search"]
     assert not result.is_error and "Sources:\n[1] " in result.content[0].text
     assert any(message.startswith("> Planning started") for _, _, message in progress.seen)
-
-
-def _listening(port: int) -> bool:
-    import socket
-
-    with socket.socket() as sock:
-        return sock.connect_ex(("127.0.0.1", port)) == 0
 
 
 def test_catalogue_describes_each_knowledge_base_of_the_tenant():
@@ -274,7 +221,7 @@ def test_an_unknown_tenant_names_the_known_ones():
     )
 
 
-def test_ask_with_a_session_id_continues_that_users_conversation(akb_local):
+def test_ask_with_a_session_id_continues_that_users_conversation(mcp_stdio):
     session = f"mcp-{uuid.uuid4().hex[:12]}"
     progress = Progress()
 
@@ -285,7 +232,7 @@ def test_ask_with_a_session_id_continues_that_users_conversation(akb_local):
         )
         return first, second
 
-    first, second = over_stdio(akb_local, two_turns)
+    first, second = mcp_stdio.run(two_turns)
     assert not first.is_error, first.content[0].text
     assert first.structured_content["session"] == {"sessionId": session, "persistence": "default"}
     assert not second.is_error, second.content[0].text
@@ -294,8 +241,8 @@ def test_ask_with_a_session_id_continues_that_users_conversation(akb_local):
     assert any("SessionHistoryLoad" in (message or "") for _, _, message in progress.seen), progress.seen
 
 
-def test_a_malformed_session_id_is_refused_by_the_tool_naming_the_argument(akb_local):
-    result = over_stdio(akb_local, lambda s: s.call_tool("ask", {"question": QUESTION, "session_id": "no spaces"}))
+def test_a_malformed_session_id_is_refused_by_the_tool_naming_the_argument(mcp_stdio):
+    result = mcp_stdio.run(lambda s: s.call_tool("ask", {"question": QUESTION, "session_id": "no spaces"}))
     assert result.is_error and "session_id" in result.content[0].text
 
 

@@ -47,6 +47,7 @@ def test_validate_refuses_what_synth_refuses_with_the_same_numbers(config_copy, 
     assert size.search(result.output)[1] == size.search(str(caught.value))[1]
 
 
+@pytest.mark.slow  # runs app.py (a synth) in a child process
 def test_synth_reports_the_same_limit_as_a_config_error_not_a_stack_trace(config_copy):  # noqa: F811
     import subprocess
     import sys

@@ -4,28 +4,26 @@ AWS_LWA_PORT, not in local mode (so the request context is required)."""
 from __future__ import annotations
 
 import os
+import signal
 import socket
 import subprocess
 import sys
-import time
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import httpx
 
+from tests.children import Child, free_port
 from tests.endpoint_server import context_header, iter_frames, tenant_settings
 
 RUN_SH = Path(__file__).resolve().parents[2] / "lambdas" / "run.sh"
 
 
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
-
-
-def start_run_sh(emulator, tmp_path, stdout: int = subprocess.DEVNULL) -> tuple[subprocess.Popen, int]:
+@contextmanager
+def run_sh(emulator, tmp_path) -> Iterator[tuple[Child, int]]:
     """run.sh as Lambda starts it (not in local mode, settings and page-token key in the environment),
-    on a free port; returns once /healthz answers."""
+    on a free port: (the child, its port) once /healthz answers; then stopped with SIGTERM, as Lambda does."""
     port = free_port()
     env = {
         "PATH": os.environ["PATH"],
@@ -36,24 +34,18 @@ def start_run_sh(emulator, tmp_path, stdout: int = subprocess.DEVNULL) -> tuple[
         "AWS_REGION": "us-west-2",
         **emulator.env,
     }
-    child = subprocess.Popen([str(RUN_SH)], env=env, cwd=tmp_path, stdout=stdout, stderr=subprocess.STDOUT)
-    deadline = time.monotonic() + 20
-    while True:
+    with Child([str(RUN_SH)], env=env, cwd=tmp_path) as child:
+        child.wait_for_url(f"http://127.0.0.1:{port}/healthz")
         try:
-            if httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200:
-                return child, port
-        except httpx.TransportError:
-            if time.monotonic() > deadline or child.poll() is not None:
-                child.terminate()
-                raise AssertionError("run.sh did not start") from None
-            time.sleep(0.1)
+            yield child, port
+        finally:
+            child.stop(signal.SIGTERM)
 
 
 def test_run_sh_serves_health_and_streams_for_a_verified_caller(emulator, tmp_path):
     assert os.access(RUN_SH, os.X_OK)
-    child, port = start_run_sh(emulator, tmp_path, stdout=subprocess.PIPE)
-    base = f"http://127.0.0.1:{port}"
-    try:
+    with run_sh(emulator, tmp_path) as (child, port):
+        base = f"http://127.0.0.1:{port}"
         body = {"question": "api keys", "maxAgentIteration": 0}
         anonymous = httpx.post(f"{base}/v1/query", json=body)
         assert anonymous.status_code == 401
@@ -64,10 +56,7 @@ def test_run_sh_serves_health_and_streams_for_a_verified_caller(emulator, tmp_pa
             frames = list(iter_frames(response))
         assert frames[-1].type == "done" and frames[-1].data["stopReason"] == "complete"
         assert emulator.requests()[-1]["body"]["userContext"] == {"userId": "erin"}
-    finally:
-        child.terminate()
-        output = child.communicate(timeout=10)[0].decode()
-    assert '"message":"trace"' in output and '"CloudWatchMetrics"' in output  # logs and EMF on stdout
+    assert '"message":"trace"' in child.output and '"CloudWatchMetrics"' in child.output  # logs, EMF on stdout
 
 
 def test_run_sh_refuses_local_mode_inside_lambda(tmp_path):
@@ -112,8 +101,7 @@ def test_run_sh_holds_request_heads_to_the_documented_16_kib(emulator, tmp_path)
     from lambdas.endpoint.http_timeouts import MAX_HEAD_BYTES
 
     assert MAX_HEAD_BYTES == 16384
-    child, port = start_run_sh(emulator, tmp_path)
-    try:
+    with run_sh(emulator, tmp_path) as (_, port):
         assert _exchange(port, _health_head(MAX_HEAD_BYTES)).startswith(b"HTTP/1.1 200")
         for size in (MAX_HEAD_BYTES + 1, 60 * 1024):
             reply = _exchange(port, _health_head(size))
@@ -130,6 +118,3 @@ def test_run_sh_holds_request_heads_to_the_documented_16_kib(emulator, tmp_path)
                     break
             sock.settimeout(5)
             assert sock.recv(100).startswith(b"HTTP/1.1 431")
-    finally:
-        child.terminate()
-        child.communicate(timeout=10)

@@ -83,6 +83,7 @@ def _decide(request: Request) -> str:
     return decision
 
 
+@pytest.mark.slow  # IAM's evaluation runs in a node child process (tests/iam_simulation.py)
 @pytest.mark.parametrize(
     ("request_", "decision"),
     [
@@ -107,6 +108,7 @@ def test_the_deny_refuses_every_iam_principal_but_the_readers(request_, decision
     assert _decide(request_) == decision
 
 
+@pytest.mark.slow  # IAM's evaluation runs in a node child process (tests/iam_simulation.py)
 def test_the_deny_spares_an_aws_service_principal_which_the_former_policy_refused():
     assert _decide(SERVICE_PRINCIPAL) != EXPLICIT_DENY  # IAM decides it; the Deny no longer does
     former = knowledge_base_access_policy(KnowledgeBaseAccessInputs(KB, [ENDPOINT_ROLE]))

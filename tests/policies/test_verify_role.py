@@ -60,6 +60,7 @@ CASES = [
 ]
 
 
+@pytest.mark.slow  # IAM's evaluation runs in a node child process (tests/iam_simulation.py)
 def test_verify_may_read_what_it_checks_and_ask_each_door_and_nothing_else():
     assert evaluate([request for request, _ in CASES], [POLICY]) == [decision for _, decision in CASES]
 
@@ -80,6 +81,7 @@ DEFAULT_KEY_POLICY = {
 }
 
 
+@pytest.mark.slow  # IAM's evaluation runs in a node child process (tests/iam_simulation.py)
 def test_the_alarm_keys_policy_is_readable_where_the_key_policy_delegates_to_iam():
     read = _request("kms:GetKeyPolicy", KEY)
     assert evaluate([read], [POLICY], DEFAULT_KEY_POLICY) == [ALLOWED]

@@ -7,8 +7,8 @@ from typing import Any
 
 from client.doctor.checkup import Checkup
 from schema import Project
-from tests.cdk_constructs.probe import example_project
 from tests.client.aws_stubs import Stubs
+from tests.conftest import example_project
 
 ACCOUNT = "123456789012"  # the example config's dev account
 

@@ -20,6 +20,7 @@ SAMPLE = REPO / "local" / "eval" / "sample.jsonl"
 PAGE = REPO / "docs" / "evaluation.md"
 
 
+@pytest.mark.slow  # `akb eval --local` starts the endpoint as a child process
 def test_the_pages_sample_results_match_a_fresh_run(tmp_path):
     out = tmp_path / "fresh"
     result = CliRunner().invoke(
@@ -88,6 +89,7 @@ def test_the_settings_hash_follows_what_shapes_retrieval(tmp_path):
     assert retrieval_settings_hash(project, "acme") != acme
 
 
+@pytest.mark.slow  # `akb eval --local` starts the endpoint as a child process
 @pytest.mark.parametrize("tenant", ["acme", "globex"])
 def test_a_resumed_local_run_reuses_records_only_for_the_same_tenant(tmp_path, tenant):
     out = tmp_path / "out"

@@ -199,5 +199,6 @@ def test_eval_local_agent_mode_adds_an_agent_column_judged_from_the_agents_searc
 
 
 def test_eval_agent_mode_against_a_url_names_what_it_needs(small_dataset, tmp_path):
-    result = run_eval("--dataset", str(small_dataset), "--url", "http://127.0.0.1:9", "--modes", "agent")
+    out = str(tmp_path / "out")  # not eval-out/ in the working directory (the repository)
+    result = run_eval("--dataset", str(small_dataset), "--url", "http://127.0.0.1:9", "--modes", "agent", "--out", out)
     assert result.exit_code == 1 and "--modes agent needs --local or --env/--tenant" in result.output

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import json
 import threading
-import time
 
 import pytest
 
@@ -82,12 +81,13 @@ def test_errors_become_records_never_exceptions():
 
 def test_run_records_every_pair_and_never_exceeds_the_concurrency_limit(tmp_path):
     active, peak, lock = [0], [0], threading.Lock()
+    both_running = threading.Barrier(2, timeout=10)  # each call waits for a second one: 2 run at once
 
     def slow(item, mode):
         with lock:
             active[0] += 1
             peak[0] = max(peak[0], active[0])
-        time.sleep(0.02)
+        both_running.wait()
         with lock:
             active[0] -= 1
         yield from scripted(item, mode)

@@ -9,18 +9,17 @@ skip where it is absent (CI installs it first: .ci/run).
 from __future__ import annotations
 
 import contextlib
-import os
-import queue
 import re
+import signal
 import subprocess
 import sys
 import tempfile
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
+
+from tests.children import Child, python_env
 
 CHROMIUM = Path("/usr/bin/chromium")
 CHROMIUM_MISSING = None if CHROMIUM.exists() else f"no Chromium at {CHROMIUM} (Debian: apt-get install -y chromium)"
@@ -48,56 +47,22 @@ class PlaygroundProcess:
     process: subprocess.Popen
 
 
-def _read_until_page(process: subprocess.Popen, deadline: float) -> tuple[str, list[str]]:
-    """Reads the command's stdout until the `Playground <address>` line (the server then listens).
-
-    A thread reads the lines (a select() on the pipe would miss a line already in Python's buffer)."""
-    assert process.stdout is not None
-    lines: queue.Queue[str | None] = queue.Queue()
-
-    def pump() -> None:
-        for line in process.stdout:  # type: ignore[union-attr]
-            lines.put(line.rstrip("\n"))
-        lines.put(None)
-
-    threading.Thread(target=pump, name="playground-stdout", daemon=True).start()
-    said: list[str] = []
-    while True:
-        try:
-            line = lines.get(timeout=max(0.0, deadline - time.monotonic()))
-        except queue.Empty:
-            line = None
-        if line is None:
-            raise RuntimeError(f"akb playground did not print its address: {said}")
-        said.append(line)
-        if PAGE_LINE.match(line):
-            return line, said
-
-
 @contextlib.contextmanager
 def running_playground(*args: str) -> Iterator[PlaygroundProcess]:
-    """`python -m client playground --no-browser ARGS` until the block ends (SIGTERM: it stops akb local too)."""
-    env = {**os.environ, "PYTHONUNBUFFERED": "1"}
-    process = subprocess.Popen(
-        [sys.executable, "-m", "client", "playground", "--no-browser", *args],
-        cwd=REPO,
-        env=env,
-        stdout=subprocess.PIPE,
-        text=True,
-    )
-    try:
-        line, said = _read_until_page(process, time.monotonic() + START_SECONDS)
-        match = PAGE_LINE.match(line)
-        assert match is not None
+    """`python -m client playground --no-browser ARGS` until the block ends (SIGTERM: it stops akb local
+    too), ready once it prints its `Playground <address>` line (the server then listens)."""
+    command = [sys.executable, "-m", "client", "playground", "--no-browser", *args]
+    with Child(command, env=python_env(PYTHONUNBUFFERED="1")) as child:
+        said = child.wait_for_line("/?token=", START_SECONDS).splitlines()
+        match = PAGE_LINE.match(said[-1])
+        assert match is not None, said
         endpoint = next(part.split()[1] for part in said if part.startswith("Endpoint"))
-        yield PlaygroundProcess(match["page"], f"http://127.0.0.1:{match['port']}", match["token"], endpoint, process)
-    finally:
-        process.terminate()
         try:
-            process.wait(timeout=15)
-        except subprocess.TimeoutExpired:
-            process.kill()
-            process.wait()
+            yield PlaygroundProcess(
+                match["page"], f"http://127.0.0.1:{match['port']}", match["token"], endpoint, child.process
+            )
+        finally:
+            child.stop(signal.SIGTERM)
 
 
 @contextlib.contextmanager

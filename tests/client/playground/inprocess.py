@@ -8,7 +8,6 @@ from __future__ import annotations
 
 import contextlib
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -17,6 +16,7 @@ import httpx
 from client.endpoint_client import Client
 from client.playground.endpoint_target import Target
 from client.playground.web_server import Playground, bind_loopback, prepare
+from tests.children import wait_until
 
 
 @contextlib.contextmanager
@@ -25,11 +25,9 @@ def serving(target: Target, client: Client) -> Iterator[Playground]:
     playground = prepare(target, client, sock)
     thread = threading.Thread(target=playground.server.run, kwargs={"sockets": [sock]}, daemon=True)
     thread.start()
-    deadline = time.monotonic() + 10
-    while not playground.server.started:
-        if time.monotonic() > deadline or not thread.is_alive():
-            raise RuntimeError("the playground did not start")
-        time.sleep(0.01)
+    wait_until(lambda: playground.server.started or not thread.is_alive(), "the playground to start")
+    if not playground.server.started:
+        raise RuntimeError("the playground did not start")
     try:
         yield playground
     finally:

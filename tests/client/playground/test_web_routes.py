@@ -5,9 +5,6 @@ broken streams)."""
 from __future__ import annotations
 
 import datetime
-import time
-from collections.abc import Callable
-from typing import Any
 
 import httpx
 import pytest
@@ -20,21 +17,12 @@ from client.playground.endpoint_target import Target
 from client.render import incomplete_warning, partial_line
 from contract.events import DoneEvent
 from local.emulator import DEFAULT_CORPUS
+from tests.children import wait_until
 from tests.client.playground.inprocess import frames, headers, serving
 from tests.client.stub_endpoint import Reply, sample_events, sse, stub_endpoint
 
 CREDENTIALS = Credentials("AKIDEXAMPLEPLAYGROUND", "wJalrXUtnFEMI/K7MDENG+bPxRfiCYPLAYGROUND", "session-token-pg")
 FIXED = datetime.datetime(2025, 3, 14, 15, 9, 26)
-
-
-def wait_for(probe: Callable[[], Any], seconds: float = 10) -> Any:
-    deadline = time.monotonic() + seconds
-    while time.monotonic() < deadline:
-        found = probe()
-        if found:
-            return found
-        time.sleep(0.02)
-    raise AssertionError("not observed in time")
 
 
 @pytest.fixture
@@ -91,7 +79,7 @@ def test_the_page_going_away_stops_the_endpoints_upstream_call(local_playground,
         timeout=30,
     ) as response:
         next(response.iter_lines())  # the first frame has arrived; now the tab closes
-    closed = wait_for(lambda: [s for s in emulator.streams() if s["finished"]])
+    closed = wait_until(lambda: [s for s in emulator.streams() if s["finished"]], "the emulator's stream to finish")
     assert closed[-1]["closed_by_client"] is True and closed[-1]["events_sent"] < 10
 
 

@@ -15,7 +15,7 @@ STARTED = datetime(2026, 11, 30, 12, 0, tzinfo=UTC)
 
 
 def _one_kb_project():
-    from tests.cdk_constructs.probe import example_project
+    from tests.conftest import example_project
 
     first = example_project().tenants["acme"].knowledge_bases[0]
     return project_with(acme={"knowledge_bases": [first]}), first

@@ -86,7 +86,7 @@ def test_a_403_from_the_door_names_the_invoke_policy(stubs):
 
 
 def _iam_gateway_project():
-    from tests.cdk_constructs.probe import example_project
+    from tests.conftest import example_project
 
     globex = example_project().tenants["globex"]
     gateway = globex.gateway.model_copy(update={"authorizer": "AWS_IAM", "jwt": None})

@@ -15,6 +15,7 @@ import uvicorn
 from contract import log_fields as lf
 from lambdas.endpoint import http_timeouts
 from lambdas.endpoint.asgi_app import create_app
+from tests.children import wait_until
 from tests.endpoint_server import build_service, start_endpoint
 from tests.lambdas.endpoint.test_observability import log_records  # noqa: F401 - fixture
 
@@ -40,10 +41,8 @@ def test_a_client_leaving_mid_upload_leaves_one_structured_record_and_no_traceba
         b"X-Request-Id: upload-1\r\nContent-Length: 1000\r\n\r\n"
     )
     _raw(endpoint.url, head, b'{"question": "wh').close()  # 16 of 1000 bytes, then gone
-    deadline = time.monotonic() + 3
-    while time.monotonic() < deadline and not [r for r in log_records if r.get(lf.CORRELATION_ID) == "upload-1"]:
-        time.sleep(0.02)
-    time.sleep(0.3)  # anything else it would log comes right after
+    wait_until(lambda: [r for r in log_records if r.get(lf.CORRELATION_ID) == "upload-1"], "the request's record")
+    endpoint.wait_idle()  # the request is over: anything else it would log (a traceback) is written
     mine = [r for r in log_records if r.get(lf.CORRELATION_ID) == "upload-1"]
     assert len(mine) == 1 and mine[0][lf.STOP_REASON] == "client_closed"
     assert not any("exception" in r or "unhandled" in str(r.get("message")) for r in log_records)
@@ -72,8 +71,7 @@ def head_timeout_server(emulator, monkeypatch):
     server = uvicorn.Server(config)
     thread = threading.Thread(target=lambda: asyncio.run(server.serve()), daemon=True)
     thread.start()
-    while not server.started:
-        time.sleep(0.01)
+    wait_until(lambda: server.started, "uvicorn to start")
     yield f"http://127.0.0.1:{server.servers[0].sockets[0].getsockname()[1]}"
     server.should_exit = True
     thread.join(timeout=5)
@@ -91,7 +89,7 @@ def test_a_slow_but_complete_request_is_not_cut_off(head_timeout_server):
     assert httpx.get(f"{head_timeout_server}/healthz").status_code == 200
     with httpx.Client() as client:  # the same connection, twice: the timer re-arms per request
         assert client.get(f"{head_timeout_server}/healthz").status_code == 200
-        time.sleep(0.1)
+        time.sleep(0.1)  # the client dawdles between its requests: what is tested (0.1 s < the 0.3 s head timeout)
         assert client.get(f"{head_timeout_server}/healthz").status_code == 200
 
 

@@ -3,16 +3,13 @@
 from __future__ import annotations
 
 import os
-import signal
-import subprocess
 import sys
-from pathlib import Path
 
 import boto3
+import pytest
 
 from local.emulator import ENDPOINT_ENV, kb_id_for, start_emulator
-
-ROOT = Path(__file__).resolve().parents[3]
+from tests.children import Child, python_env
 
 
 def test_handle_is_a_context_manager_that_frees_its_port(tmp_path):
@@ -34,25 +31,13 @@ def test_unmodified_boto3_finds_the_emulator_through_the_environment(emulator, m
     assert client.retrieve(knowledgeBaseId=kb_id_for("docs"), retrievalQuery={"text": "exports"})["retrievalResults"]
 
 
+@pytest.mark.slow  # a child process
 def test_akb_emulator_prints_how_to_connect_and_stops_on_ctrl_c():
-    process = subprocess.Popen(
-        [sys.executable, "-m", "client", "emulator", "--port", "0", "--delay-ms", "0", "--account-rpm", "300"],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.PIPE,
-        stderr=subprocess.STDOUT,
-        text=True,
-    )
-    try:
-        first = process.stdout.readline()
-        assert first.startswith("Bedrock emulator listening on http://127.0.0.1:")
-        url = first.split()[4]
-        lines = [process.stdout.readline() for _ in range(13)]
-        assert lines[-1].startswith("Ctrl-C")
-        assert lines[0].startswith("Account quota     300 AgenticRetrieveStream requests per minute")
-        assert any(f"{ENDPOINT_ENV}={url}" in line for line in lines)
-        process.send_signal(signal.SIGINT)
-        assert process.wait(timeout=10) == 0
-    finally:
-        if process.poll() is None:
-            process.kill()
+    command = [sys.executable, "-m", "client", "emulator", "--port", "0", "--delay-ms", "0", "--account-rpm", "300"]
+    with Child(command, env=python_env()) as cli:
+        printed = cli.wait_for_line("Ctrl-C").splitlines()
+        assert printed[0].startswith("Bedrock emulator listening on http://127.0.0.1:")
+        assert printed[1].startswith("Account quota     300 AgenticRetrieveStream requests per minute")
+        url = printed[0].split()[4]
+        assert any(f"{ENDPOINT_ENV}={url}" in line for line in printed[1:])
+        assert cli.stop() == 0, cli.output

@@ -115,7 +115,10 @@ def test_ingestion_jobs_come_in_pages_and_boto3s_paginator_sees_every_one(agent,
     assert "nextToken" not in pages[-1]
 
 
-def test_a_page_token_of_another_data_source_is_refused(agent):
+def test_a_page_token_of_another_data_source_is_refused(agent, emulator):
+    for _ in range(2):  # two jobs, so a page of one has a next page whatever other tests left
+        agent.start_ingestion_job(knowledgeBaseId=DOCS, dataSourceId=DOCS_SOURCE)
+        httpx.post(f"{emulator.url}/_emulator/ingestion/complete", json={"knowledgeBaseId": DOCS})
     token = agent.list_ingestion_jobs(knowledgeBaseId=DOCS, dataSourceId=DOCS_SOURCE, maxResults=1)["nextToken"]
     tickets = kb_id_for("tickets")
     with pytest.raises(ClientError) as caught:

@@ -13,9 +13,12 @@ from typing import Any
 
 import pytest
 
-from cdk_constructs.cache_table import PARTITION_KEY, SORT_KEY
 from lambdas.endpoint.cache.dynamodb_store import TTL_ATTRIBUTE
 from tests.dynamodb_server import dynamodb_client, moto_server
+
+# The key schema of the stack's CacheTable, which tests/stacks/test_cache_table.py asserts on the
+# synthesized template (spelled here so that these unit tests never import aws_cdk).
+PARTITION_KEY, SORT_KEY = "pk", "sk"
 
 
 @pytest.fixture(scope="session")

@@ -8,7 +8,6 @@ every kind of unfinished answer keep a request away from a stored one.
 from __future__ import annotations
 
 import json
-import time
 import uuid
 
 import httpx
@@ -17,6 +16,7 @@ import pytest
 from contract import metric_names as names
 from lambdas.endpoint.cache.dynamodb_store import DynamoDbStore
 from local.emulator import kb_id_for
+from tests.children import wait_until
 from tests.endpoint_server import context_header, iter_frames, start_endpoint
 from tests.lambdas.endpoint.cache.conftest import cached_service
 from tests.lambdas.endpoint.conftest import sent_bodies
@@ -41,12 +41,11 @@ def ask(endpoint, question=QUESTION, caller=ALICE, **body):
 
 def metric_documents(endpoint, name: str, timeout: float = 5.0) -> list[dict]:
     """EMF documents holding `name`; metrics are written as the stream is finalized, so wait for one."""
-    deadline = time.monotonic() + timeout
-    while True:
-        found = [json.loads(line) for line in endpoint.metric_lines if f'"{name}"' in line]
-        if found or time.monotonic() > deadline:
-            return found
-        time.sleep(0.01)
+
+    def written() -> list[dict]:
+        return [json.loads(line) for line in endpoint.metric_lines if f'"{name}"' in line]
+
+    return wait_until(written, f"an EMF document with {name}", timeout)
 
 
 def value(document: dict, name: str) -> float:
@@ -57,9 +56,7 @@ def value(document: dict, name: str) -> float:
 
 def wait_stored(cache, before: int, timeout: float = 5.0) -> None:
     """The entry is written after `done` went out; wait for it rather than racing the next request."""
-    deadline = time.monotonic() + timeout
-    while cache.store.stats("acme").counters["stored"] <= before and time.monotonic() < deadline:
-        time.sleep(0.01)
+    wait_until(lambda: cache.store.stats("acme").counters["stored"] > before, "the answer stored", timeout)
 
 
 @pytest.fixture
@@ -105,7 +102,7 @@ def test_a_completed_ingestion_makes_the_entry_stale(emulator):
         frames = ask(endpoint)
         assert frames[-1].data["cache"] == "miss" and frames[0].data["step"] != "CacheHit"
         assert cache.store.stats("acme").counters["stale_rejected"] == 1
-        time.sleep(0.2)
+        endpoint.wait_idle()  # its metrics are written as the request ends
         stale = metric_documents(endpoint, names.STALE_REJECTED)
         assert any(value(doc, names.STALE_REJECTED) == 1 for doc in stale)
 
@@ -149,7 +146,7 @@ def test_unfinished_answers_are_never_stored(cached, emulator, faults, question)
     emulator.set_faults(**faults)
     first = ask(endpoint, question)
     assert first[-1].data["cache"] == "miss"
-    time.sleep(0.2)
+    endpoint.wait_idle()  # the request is over: had it stored the answer, the counter would say so
     assert cache.store.stats("acme").counters["stored"] == 0
     assert ask(endpoint, question)[-1].data["cache"] == "miss"
 
@@ -163,7 +160,7 @@ def test_a_guardrail_intervention_is_never_stored(emulator):
         frames = ask(endpoint, "Tell me something forbidden")
         warnings = [g for f in frames if f.type == "trace" for g in f.data.get("guardrail", [])]
         assert any(g["action"] == "INTERVENED" for g in warnings)
-        time.sleep(0.2)
+        endpoint.wait_idle()
         assert cache.store.stats("acme").counters["stored"] == 0
 
 
@@ -181,7 +178,7 @@ def test_a_deadline_stop_is_never_stored(emulator):
                 assert json.loads(response.read())["error"]["code"] == "deadline"
             else:
                 assert list(iter_frames(response))[-1].data["stopReason"] == "deadline"
-        time.sleep(0.2)
+        endpoint.wait_idle()
         assert cache.store.stats("acme").counters["stored"] == 0
 
 
@@ -218,7 +215,7 @@ def test_cache_metrics_are_emitted_per_request_with_the_tenant_dimension(cached)
     ask(endpoint)
     wait_stored(cache, 0)
     done = ask(endpoint)[-1].data
-    time.sleep(0.2)
+    endpoint.wait_idle()  # its metrics are written as the request ends
     documents = metric_documents(endpoint, names.CACHE_HITS)
     (mine,) = [d for d in documents if d.get("correlation_id") == done["requestId"] and names.CACHE_HITS in d]
     (directive,) = mine["_aws"]["CloudWatchMetrics"]
@@ -246,7 +243,7 @@ def test_an_answer_with_more_pages_is_never_stored_and_a_later_page_bypasses(emu
         first = ask(endpoint, TWO_PARTS)
         token = first[-1].data.get("nextToken")
         assert token and first[-1].data["cache"] == "miss"
-        time.sleep(0.2)
+        endpoint.wait_idle()
         assert cache.store.stats("acme").counters["stored"] == 0
         page = ask(endpoint, TWO_PARTS, nextToken=token)
     assert page[-1].data["cache"] == "bypass"
