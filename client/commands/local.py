@@ -178,9 +178,7 @@ def command(
         quota_path = local_quota_path(env_name) if settings.quota is not None else None
         child = subprocess.Popen(
             [str(RUN_SH)],
-            env=endpoint_environment(
-                settings, port, emulator.env, caller_arn, cache_path, front_door=front_door, quota_path=quota_path
-            ),
+            env=endpoint_environment(settings, port, emulator.env, caller_arn, cache_path, front_door, quota_path),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,

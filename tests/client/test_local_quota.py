@@ -14,7 +14,6 @@ from contract.env_vars import QUOTA_PATH
 from lambdas.endpoint.quota.sqlite_buckets import SqliteBuckets
 from local.emulator import kb_id_for
 from schema import load_project
-from tests.client.akb_local_process import akb_local, free_port
 from tests.conftest import EXAMPLE_CONFIG
 
 COMPARE = {"question": "Compare exports and webhooks", "mode": "agentic"}
@@ -26,22 +25,19 @@ def test_the_endpoints_environment_names_the_shared_sqlite_file(tmp_path):
     assert env[QUOTA_PATH] == str(tmp_path / "q") and settings.quota is not None
 
 
-def test_akb_local_enforces_the_tenants_share_on_sqlite(tmp_path):
+def test_akb_local_enforces_the_tenants_share_on_sqlite(tmp_path, start_akb_local):
     config = tmp_path / "config"
     shutil.copytree(EXAMPLE_CONFIG, config)
     globex = config / "tenants" / "globex.yaml"
     data = yaml.safe_load(globex.read_text())
     data["quota"] = {"guaranteed_requests_per_minute": 1, "burst_requests_per_minute": 1}  # a burst of one
     globex.write_text(yaml.safe_dump(data, sort_keys=False))
-    port = free_port()
-    options = ("--tenant", "globex", "--config", str(config), "--port", str(port), "--emulator-port", "0")
-    with akb_local(*options, "--account-rpm", "120", env={"AKB_LOCAL_CACHE_DIR": str(tmp_path)}) as printed:
-        assert "Fair share        guaranteed 1, burst 1 of 300 agentic requests per minute" in printed
-        assert "Account quota     120 AgenticRetrieveStream requests per minute" in printed
-        url = f"http://127.0.0.1:{port}/v1/query"
-        first = httpx.post(url, json=COMPARE, timeout=60)
-        second = httpx.post(url, json=COMPARE, timeout=60)
+    local = start_akb_local(tenant="globex", config=config, args=("--account-rpm", "120"))
+    assert "Fair share        guaranteed 1, burst 1 of 300 agentic requests per minute" in local.banner
+    assert "Account quota     120 AgenticRetrieveStream requests per minute" in local.banner
+    first = httpx.post(f"{local.url}/v1/query", json=COMPARE, timeout=60)
+    second = httpx.post(f"{local.url}/v1/query", json=COMPARE, timeout=60)
     assert first.status_code == 200 and second.status_code == 429
     assert second.json()["error"]["code"] == "tenant_quota_exceeded" and int(second.headers["retry-after"]) >= 1
-    stored = SqliteBuckets(tmp_path / "dev.quota.sqlite3").values()
-    assert set(stored) == {"tenant#globex", "account"}  # the file every local endpoint of dev shares
+    (store,) = tmp_path.glob("akb-local-cache-*/dev.quota.sqlite3")  # the file every local endpoint of dev shares
+    assert set(SqliteBuckets(store).values()) == {"tenant#globex", "account"}

@@ -10,7 +10,7 @@ import pytest
 from contract import metric_names as names
 from contract.env_vars import QUOTA_TABLE
 from contract.resource_names import quota_table_name
-from tests.monitoring.cloudwatch_template import alarms, dashboard_metrics, dashboards
+from tests.monitoring.cloudwatch_template import alarm_metrics, alarms, dashboard_metrics, dashboards
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
 
@@ -34,7 +34,8 @@ def test_alarms_watch_each_tenants_guarantee_and_the_account_and_notify_the_topi
     )
     assert (acme["Threshold"], globex["Threshold"], account["Threshold"]) == (96, 144, 270)  # 80%, 80%, 90%
     assert (acme["EvaluationPeriods"], acme["DatapointsToAlarm"], account["EvaluationPeriods"]) == (15, 15, 5)
-    assert acme["MetricName"] == names.QUOTA_ADMITTED and acme["Period"] == 60
+    (read,), _ = alarm_metrics(acme)
+    assert (read.name, read.dimensions, read.stat, read.period) == (names.QUOTA_ADMITTED, {"Tenant": "acme"}, "Sum", 60)
     assert all(alarm["AlarmActions"] and alarm["OKActions"] for alarm in (acme, globex, account))
 
 
