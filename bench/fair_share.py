@@ -179,28 +179,26 @@ def emf_values(log: Path, name: str) -> list[float]:
     return values
 
 
-def decision_ms(log: Path) -> list[float]:
-    """How long each fair-share decision took (`check_ms` of the endpoint's `quota` records)."""
+def quota_records(log: Path) -> list[dict[str, Any]]:
+    """The endpoint's `quota` log records: one per fair-share decision."""
     found = []
     for line in log.read_text().splitlines():
         if '"quota"' in line and line.startswith("{"):
             with contextlib.suppress(ValueError):
                 record = json.loads(line)
                 if record.get("message") == "quota":
-                    found.append(float(record["check_ms"]))
+                    found.append(record)
     return found
+
+
+def decision_ms(log: Path) -> list[float]:
+    """How long each fair-share decision took, as the endpoint timed it."""
+    return [float(record["check_ms"]) for record in quota_records(log)]
 
 
 def decisions(log: Path) -> list[tuple[str, int]]:
-    """(path, round trips) of every fair-share decision the endpoint logged (`quota` records)."""
-    found = []
-    for line in log.read_text().splitlines():
-        if '"quota"' in line and line.startswith("{"):
-            with contextlib.suppress(ValueError):
-                record = json.loads(line)
-                if record.get("message") == "quota":
-                    found.append((record["quota_path"], int(record["round_trips"])))
-    return found
+    """(path, round trips) of every fair-share decision."""
+    return [(record["quota_path"], int(record["round_trips"])) for record in quota_records(log)]
 
 
 def run_scenario(name: str, args: argparse.Namespace, fair: bool, with_a: bool, work: Path) -> Scenario:
