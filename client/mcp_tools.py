@@ -37,7 +37,7 @@ from client.endpoint_client import (
     QueryOptions,
     StreamError,
 )
-from client.render import cite, document_of, snippet, step_lines
+from client.render import cite, degraded_line, document_of, snippet, step_lines
 from client.sigv4 import SigningError
 from contract.enums import Mode
 from contract.events import DoneEvent, ErrorEvent, Event, ResultEvent, TextEvent, TraceEvent
@@ -158,6 +158,9 @@ def success_result(outcome: Outcome, with_answer: bool) -> CallToolResult:
         parts.append(f"Note: {result.note}")
     if done.memory is not None and done.memory.unbound:
         parts.append(f"Note: answered without the conversation's earlier turns: {done.memory.unbound}")
+    degraded = degraded_line(done)
+    if degraded:
+        parts.insert(0, degraded)  # first: a caller (or an agent) must not take it for the agentic answer
     parts.append(_source_lines(sources))
     structured: dict[str, Any] = {
         "answer": cited if with_answer else None,
@@ -167,6 +170,8 @@ def success_result(outcome: Outcome, with_answer: bool) -> CallToolResult:
         "iterations": done.iterations,
         "stopReason": done.stopReason,
     }
+    if done.degraded is not None:  # e.g. `quota`: single-shot retrieval answered, not agentic retrieval
+        structured["degraded"] = done.degraded
     if done.memory is not None:
         structured["session"] = {k: v for k, v in vars(done.memory).items() if v is not None}
     return CallToolResult(content=[TextContent(text="\n\n".join(parts))], structured_content=structured)

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import re
+import sys
 from collections.abc import Sequence
 from typing import IO, Protocol
 
@@ -128,6 +129,8 @@ def footer(done: DoneEvent) -> str:
         excluded = " (excl. planner model)" if done.estimatedCostExcludesPlannerModel else ""
         parts.append(f"est. cost ${done.estimatedCostUsd:.4f}{excluded}")
     parts += [f"mode {done.mode}", f"stop {done.stopReason}"]
+    if done.degraded is not None:
+        parts.append(f"degraded {done.degraded}")
     if done.cache is not None:
         parts.append(f"cache {done.cache}")
     if done.memory is not None and done.memory.sessionId:
@@ -154,6 +157,18 @@ def memory_line(done: DoneEvent) -> str | None:
     if done.memory is None or not done.memory.unbound:
         return None
     return f"answered WITHOUT the session: {done.memory.unbound}"
+
+
+def degraded_line(done: DoneEvent) -> str | None:
+    """A degraded answer says what it is: never read as the agentic answer that was asked for (docs/quota.md)."""
+    if done.degraded is None:
+        return None
+    if done.degraded == "quota":
+        return (
+            f"DEGRADED (quota): answered with single-shot retrieval (mode {done.mode}), not agentic retrieval: "
+            "the tenant's share of the account's agentic quota was used up; ask again later for an agentic answer"
+        )
+    return f"DEGRADED ({done.degraded}): answered by mode {done.mode}, a lesser path than asked"
 
 
 def partial_line(done: DoneEvent) -> str | None:
@@ -197,6 +212,8 @@ class QuietRenderer:
             self._write(event.delta)
         elif isinstance(event, ResultEvent) and not self._written and event.answer:
             self._write(event.answer)  # no deltas streamed (e.g. an older server): the whole answer
+        elif isinstance(event, DoneEvent) and (degraded := degraded_line(event)):
+            sys.stderr.write(degraded + "\n")  # stdout keeps the answer alone; the label is still said
 
     def _write(self, text: str) -> None:
         self._out.write(text)
@@ -247,7 +264,7 @@ class ViewRenderer:
         elif isinstance(event, DoneEvent):
             self._show_answer()
             self._stop_live()
-            for warning in (partial_line(event), incomplete_warning(event), memory_line(event)):
+            for warning in (degraded_line(event), partial_line(event), incomplete_warning(event), memory_line(event)):
                 if warning:
                     self._print(Text(warning, style="bold yellow"))
             self._print(Text(footer(event), style="dim"))

@@ -29,6 +29,12 @@ STOP_REASONS: tuple[StopReason, ...] = get_args(StopReason)
 CacheOutcome = Literal["hit", "miss", "bypass", "off"]
 CACHE_OUTCOMES: tuple[CacheOutcome, ...] = get_args(CacheOutcome)
 
+# `done.degraded`: why the answer took a lesser path than the one asked for (docs/quota.md). quota: `auto`
+# would have used agentic retrieval, but the tenant's share of the account's agentic quota was used up,
+# so it was answered with single-shot retrieval (`done.mode: retrieve`).
+Degradation = Literal["quota"]
+DEGRADATIONS: tuple[Degradation, ...] = get_args(Degradation)
+
 # Whether a conversation turn is written back to its session (docs/conversations.md).
 Persistence = Literal["default", "none"]
 PERSISTENCES: tuple[Persistence, ...] = get_args(Persistence)
@@ -77,6 +83,7 @@ ErrorCode = Literal[
     "upstream_stream_broken",
     "retrieval_instruction_not_active",
     # the endpoint
+    "tenant_quota_exceeded",
     "deadline",
     "internal",
 ]

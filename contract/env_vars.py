@@ -19,6 +19,11 @@ TENANT_SETTINGS = "AKB_TENANT_SETTINGS"
 # SQLite file under `akb local`. Neither: the tenant runs without a cache.
 CACHE_TABLE = "AKB_CACHE_TABLE"
 CACHE_PATH = "AKB_CACHE_PATH"
+# Where the fair-share token buckets live (docs/quota.md): the environment's DynamoDB table in AWS, a
+# SQLite file under `akb local` (every local endpoint of one environment shares it). Neither: the
+# tenant's share is enforced by an in-process bucket at its guarantee (never more).
+QUOTA_TABLE = "AKB_QUOTA_TABLE"
+QUOTA_PATH = "AKB_QUOTA_PATH"
 # The request-context shapes of the function's front doors, comma-separated (docs/front-door.md).
 REQUEST_CONTEXTS = "AKB_REQUEST_CONTEXTS"
 # Local mode: `akb local` and tests only; refuses to start inside Lambda (lambdas/endpoint/identity.py).
@@ -64,18 +69,20 @@ class FeatureValues:
     features/endpoint_plan.py); this module alone names the variables."""
 
     cache_table: str | None = None  # the result cache's DynamoDB table (features/cache_feature.py)
+    quota_table: str | None = None  # the environment's fair-share buckets (features/quota_feature.py)
 
 
 @dataclass(frozen=True)
 class LocalRun:
     """What only a local run sets: the caller requests without a request context stand for, the port,
-    the SQLite cache file and the local front door."""
+    the SQLite cache file, the SQLite fair-share file and the local front door."""
 
     caller_arn: str
     port: int
     python: str
     cache_path: str | None = None
     front_door: RequestContext = "function_url"
+    quota_path: str | None = None
 
 
 def endpoint_environment(
@@ -94,6 +101,10 @@ def endpoint_environment(
         variables[CACHE_TABLE] = features.cache_table
     if local is not None and local.cache_path is not None and settings.cache is not None:
         variables[CACHE_PATH] = local.cache_path
+    if features is not None and features.quota_table is not None:
+        variables[QUOTA_TABLE] = features.quota_table
+    if local is not None and local.quota_path is not None and settings.quota is not None:
+        variables[QUOTA_PATH] = local.quota_path
     contexts = list(request_contexts)
     if local is not None and local.front_door == "api_gateway":
         contexts = ["api_gateway"]  # every local request then carries an API Gateway context

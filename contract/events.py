@@ -169,6 +169,10 @@ class DoneEvent:
     nextToken: str | None = None
     cacheReason: str | None = None  # why the cache was bypassed (e.g. a conversation turn)
     memory: MemoryUse | None = None
+    # Why the answer took a lesser path than asked (contract.enums.DEGRADATIONS), e.g. `quota`: `auto` was
+    # answered with single-shot retrieval because the tenant's agentic share was used up. A str, so an
+    # older client reads a newer reason; absent when nothing was degraded.
+    degraded: str | None = None
 
 
 @dataclass(frozen=True)

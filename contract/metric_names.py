@@ -32,6 +32,19 @@ ACL_RECHECK_DENIED = "AclRecheckDenied"  # an entry was found but the access re-
 CACHE_HIT_LATENCY_MS = "CacheHitLatencyMs"  # duration of a request served from the cache
 # Emitted in a document of their own (cache/cache_metrics.py), only while the cache is on.
 CACHE_METRICS = (CACHE_HITS, CACHE_MISSES, CACHE_BYPASS, STALE_REJECTED, ACL_RECHECK_DENIED, CACHE_HIT_LATENCY_MS)
+# Fair share of the account's agentic quota (docs/quota.md), per request that needed an agentic call
+# while fair sharing is on (quota/ wrapper): 0 or 1 each, so a Sum counts requests. Admitted: it went
+# to Bedrock (on the tenant's guarantee, borrowed, or on the in-process fallback); Borrowed: admitted
+# beyond the guarantee, from idle capacity; Degraded: `auto` answered with Retrieve instead; Fallback:
+# decided by the in-process bucket because the table was unavailable or contended. A refusal (429) is
+# Errors with ErrorCode tenant_quota_exceeded. RoundTrips: calls to the table the decision took.
+QUOTA_ADMITTED = "QuotaAdmitted"
+QUOTA_BORROWED = "QuotaBorrowed"
+QUOTA_DEGRADED = "QuotaDegraded"
+QUOTA_FALLBACK = "QuotaFallback"
+QUOTA_ROUND_TRIPS = "QuotaRoundTrips"
+QUOTA_CHECK_MS = "QuotaCheckMs"
+QUOTA_METRICS = (QUOTA_ADMITTED, QUOTA_BORROWED, QUOTA_DEGRADED, QUOTA_FALLBACK, QUOTA_ROUND_TRIPS, QUOTA_CHECK_MS)
 
 # Amazon Bedrock's own knowledge-base metrics (per account and region; per knowledge base for
 # Retrieve). Ledger: docs/facts-and-decisions.md; sources: Bedrock user guide kb-managed-observability,
@@ -83,6 +96,7 @@ DIMENSION_SETS: dict[str, tuple[tuple[str, ...], ...]] = {
     STALE_REJECTED: TENANT_ONLY,
     ACL_RECHECK_DENIED: TENANT_ONLY,
     CACHE_HIT_LATENCY_MS: TENANT_ONLY,
+    **{name: TENANT_ONLY for name in QUOTA_METRICS},
 }
 
 # Bedrock's series as AWS's sample reads them: (metric, Operation value or None) -> EXACTLY the

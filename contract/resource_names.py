@@ -67,6 +67,23 @@ def cache_table_name(env_name: str, tenant: str) -> str:
     return f"{resource_prefix(env_name, tenant)}-cache"
 
 
+def quota_table_name(env_name: str) -> str:
+    """The environment's fair-share table (docs/quota.md), in `<env>-platform`; every tenant's endpoint uses it."""
+    return f"{resource_prefix(env_name)}-quota"
+
+
+# The fair-share table's items (lambdas/endpoint/quota/): one per tenant (its guarantee and borrowing
+# buckets) and one the tenants share (the account's bucket), under partition key QUOTA_PARTITION_KEY. A
+# tenant name ([a-z0-9-]) can never spell the account's key.
+QUOTA_PARTITION_KEY = "pk"
+QUOTA_ACCOUNT_ITEM = "account"
+
+
+def quota_tenant_item(tenant: str) -> str:
+    """The partition key of a tenant's item: what its endpoint role may update (dynamodb:LeadingKeys)."""
+    return f"tenant#{tenant}"
+
+
 def bounded_name(name: str, max_length: int) -> str:
     """`name` if it fits, else its head plus a short hash (stable, still unique per input).
 

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import json
 import os
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
@@ -74,6 +75,58 @@ class MemorySettings:
     retrieval_namespace: str | None = None
 
 
+def bucket_capacity(per_minute: float, burst_seconds: float) -> float:
+    """How many requests a token bucket refilling at `per_minute` holds: `burst_seconds` of its rate, at least
+    one (a bucket that can never hold a whole token would refuse forever); 0 for a rate of 0. The stack
+    (the reserve it renders) and the endpoint (its buckets) both size buckets with this one function."""
+    if per_minute <= 0:
+        return 0.0
+    return max(1.0, per_minute * burst_seconds / 60)
+
+
+@dataclass(frozen=True)
+class QuotaSettings:
+    """The tenant's fair share of the account's AgenticRetrieveStream quota (docs/quota.md), rendered from
+    the environment's `quota:` block and the tenant's.
+
+    Absent (`TenantSettings.quota is None`) means no fair sharing: every agentic request goes to Bedrock,
+    whose own throttling is retried as always. Where the buckets live is not a setting: the endpoint's
+    environment names the DynamoDB table (AWS) or the SQLite file (`akb local`).
+    """
+
+    account_per_minute: float  # the account's quota (requests per minute), the shared bucket's rate
+    guaranteed_per_minute: float  # this tenant's guaranteed share (0: best effort, borrowing only)
+    burst_per_minute: float  # the most it may use, guarantee and borrowed together (>= guaranteed)
+    # Tokens the shared bucket keeps for the other tenants' guarantees (the sum of their buckets'
+    # capacities) plus one: borrowing never takes the shared bucket below it.
+    reserve_tokens: float
+    # The shared bucket's capacity: `burst_seconds` of the account's rate, and never less than every
+    # guarantee bucket together plus two (so a tenant can borrow while every reserve is kept).
+    account_tokens: float
+    burst_seconds: float = 10.0  # each bucket holds this many seconds of its rate (bucket_capacity)
+
+    @classmethod
+    def for_tenant(
+        cls,
+        tenant: str,
+        account_per_minute: float,
+        guaranteed: Mapping[str, float],
+        burst: Mapping[str, float],
+        burst_seconds: float,
+    ) -> QuotaSettings:
+        """`tenant`'s settings among every tenant of the environment (`guaranteed`, `burst`: per minute, by
+        tenant): the reserve and the shared bucket's size depend on every tenant's guarantee."""
+        capacities = {name: bucket_capacity(rate, burst_seconds) for name, rate in guaranteed.items()}
+        return cls(
+            account_per_minute=account_per_minute,
+            guaranteed_per_minute=guaranteed[tenant],
+            burst_per_minute=burst[tenant],
+            reserve_tokens=sum(capacity for name, capacity in capacities.items() if name != tenant) + 1,
+            account_tokens=max(bucket_capacity(account_per_minute, burst_seconds), sum(capacities.values()) + 2),
+            burst_seconds=burst_seconds,
+        )
+
+
 @dataclass(frozen=True)
 class TenantSettings:
     tenant: str
@@ -105,6 +158,7 @@ class TenantSettings:
     routing: RoutingSettings = field(default_factory=RoutingSettings)
     cache: CacheSettings | None = None
     memory: MemorySettings | None = None
+    quota: QuotaSettings | None = None
     extra: dict[str, Any] = field(default_factory=dict)
 
     def to_json(self) -> str:

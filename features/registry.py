@@ -20,6 +20,7 @@ from features.gateway_feature import GatewayFeature
 from features.ingestion_logs_feature import IngestionLogsFeature
 from features.memory_feature import MemoryFeature
 from features.quality_feature import QualityFeature
+from features.quota_feature import QuotaFeature
 from features.tenant_feature import BuildContext, EnvironmentBuild, FeatureRef, TenantFeature, TenantScope
 from schema import Project
 
@@ -36,6 +37,7 @@ FEATURES: tuple[TenantFeature[Any], ...] = (
     IngestionLogsFeature(),  # `ingestion_logs` APPLICATION_LOGS delivery and alarms (docs/operations.md)
     FrontDoorFeature(),  # `endpoint.front_door` function URL or API Gateway (docs/front-door.md)
     AgentFeature(),  # `agent:` a Bedrock agent whose action group runs agentic retrieval (docs/agents.md)
+    QuotaFeature(),  # `quota:` fair share of the account's agentic quota, table in <env>-platform (docs/quota.md)
     QualityFeature(),  # `quality:` the quality gate's alarms, row and optional schedule (docs/evaluation.md)
 )
 

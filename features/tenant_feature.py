@@ -38,6 +38,8 @@ from policies.document import Statement
 from schema import Environment, Project, Tenant
 
 if TYPE_CHECKING:
+    from aws_cdk.aws_cloudwatch import Dashboard
+    from aws_cdk.aws_sns import ITopic
     from constructs import Construct
 
     from cdk_constructs.knowledge_base import KnowledgeBase
@@ -108,10 +110,13 @@ class RoleStatements:
 
 @dataclass(frozen=True)
 class EnvironmentBuild:
-    """What `build_environment` gets: the platform stack and the environment's project."""
+    """What `build_environment` gets: the platform stack, the environment's project, and what a feature that
+    watches the whole environment adds to: the environment dashboard (rows) and the alarm topic."""
 
     scope: Construct
     project: Project
+    dashboard: Dashboard | None = None
+    alarm_topic: ITopic | None = None
 
 
 @dataclass(frozen=True)

@@ -91,6 +91,27 @@ def _create(
     )
 
 
+def create_alarms(
+    scope: Construct,
+    specs: list[AlarmSpec],
+    *,
+    name_prefix: str,
+    evaluation_periods: int,
+    topic: sns.ITopic | None = None,
+    runbook_url: str | None = None,
+) -> dict[str, cloudwatch.Alarm]:
+    """Alarms like the account's (one per spec, every period of `evaluation_periods` breaching), each
+    notifying `topic` on ALARM and OK when given: what features that watch the whole environment build."""
+    alarms = _create_all(
+        scope, specs, name_prefix=name_prefix, evaluation_periods=evaluation_periods, runbook_url=runbook_url
+    )
+    if topic is not None:
+        for alarm in alarms.values():
+            alarm.add_alarm_action(actions.SnsAction(topic))
+            alarm.add_ok_action(actions.SnsAction(topic))
+    return alarms
+
+
 class EndpointAlarms(Construct):
     """A tenant's alarms on its endpoint's metrics and its function, and one composite alarm for paging.
 
@@ -313,11 +334,11 @@ class BedrockAccountAlarms(Construct):
     ):
         super().__init__(scope, construct_id)
         t = thresholds
-        specs = _account_specs(t, tenants)
-        self.alarms = _create_all(
-            self, specs, name_prefix=name_prefix, evaluation_periods=t.evaluation_periods, runbook_url=runbook_url
+        self.alarms = create_alarms(
+            self,
+            _account_specs(t, tenants),
+            name_prefix=name_prefix,
+            evaluation_periods=t.evaluation_periods,
+            topic=topic,
+            runbook_url=runbook_url,
         )
-        if topic is not None:
-            for alarm in self.alarms.values():
-                alarm.add_alarm_action(actions.SnsAction(topic))
-                alarm.add_ok_action(actions.SnsAction(topic))

@@ -53,7 +53,7 @@ Bedrock's `TotalIterationCount` per AgenticRetrieveStream call, published only f
 iterations graph), then check its knowledge bases were ingested."""
 
 QUOTA = """### Quota
-AgenticRetrieveStream calls per minute against the account's quota (`bedrock_quota_per_minute`)
+AgenticRetrieveStream calls per minute against the account's quota (`quota.agentic_requests_per_minute`)
 and the alarm line (`alarms.quota_utilization_percent`). The alarm reads the larger of the
 endpoints' own requests (all tenants) and Bedrock's Invocations series.
 

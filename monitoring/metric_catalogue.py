@@ -306,23 +306,27 @@ def endpoint_requests_per_minute(tenants: Sequence[str]) -> cloudwatch.IMetric:
     per metric-math alarm (one slot is Bedrock's series); beyond that a Metrics Insights query over
     the same namespace, the remedy CloudWatch's alarm limits page names.
     """
+    return tenants_sum_per_minute(tenants, names.REQUESTS, "endpoints: requests / minute (all tenants)")
+
+
+def tenants_sum_per_minute(tenants: Sequence[str], metric_name: str, label: str) -> cloudwatch.IMetric:
+    """One endpoint metric (dimension Tenant) summed over `tenants` per minute: metric math over each
+    tenant's series below MAX_ALARM_METRICS (leaving one slot for another series), else a Metrics Insights
+    query over the namespace."""
     if not tenants:
-        raise ValueError("endpoint_requests_per_minute needs at least one tenant")
+        raise ValueError("a sum over tenants needs at least one tenant")
     if len(tenants) < MAX_ALARM_METRICS:
-        using = {f"t{i}": EndpointMetrics(t).metric_requests(period=QUOTA_PERIOD) for i, t in enumerate(tenants)}
+        using = {f"t{i}": EndpointMetrics(t).metric(metric_name, period=QUOTA_PERIOD) for i, t in enumerate(tenants)}
         return cloudwatch.MathExpression(
             expression="SUM([" + ", ".join(f"FILL({key}, 0)" for key in using) + "])",
             using_metrics=using,
-            label="endpoints: requests / minute (all tenants)",
+            label=label,
             period=QUOTA_PERIOD,
         )
+    EndpointMetrics(tenants[0]).metric(metric_name)  # refuses a name the endpoint does not emit per Tenant
     # A Metrics Insights query built from this module's own constants (no outside input): not an injection.
-    query = f'SELECT SUM({names.REQUESTS}) FROM SCHEMA("{names.NAMESPACE}", {names.TENANT_DIMENSION})'  # noqa: S608
-    return cloudwatch.MathExpression(
-        expression=query,
-        label="endpoints: requests / minute (all tenants)",
-        period=QUOTA_PERIOD,
-    )
+    query = f'SELECT SUM({metric_name}) FROM SCHEMA("{names.NAMESPACE}", {names.TENANT_DIMENSION})'  # noqa: S608
+    return cloudwatch.MathExpression(expression=query, label=label, period=QUOTA_PERIOD)
 
 
 def agentic_calls_per_minute(tenants: Sequence[str]) -> cloudwatch.MathExpression:

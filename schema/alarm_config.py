@@ -28,9 +28,6 @@ if TYPE_CHECKING:
 # blow-up, not a comparative question now and then.
 EXPECTED_ITERATIONS_ONE_KB = 3
 EXPECTED_ITERATIONS_SEVERAL_KBS = 4
-# AgenticRetrieveStream: 300 requests per minute per account and region, adjustable
-# (docs/facts-and-decisions.md, quotas).
-DEFAULT_BEDROCK_QUOTA_PER_MINUTE = 300
 
 
 def _email(value: str) -> str:
@@ -115,7 +112,7 @@ class Alarms(StrictModel):
         gt=0,
         le=100,
         description="Account-level: alarm when AgenticRetrieveStream calls per minute exceed this "
-        "percentage of bedrock_quota_per_minute. Calls are the larger of the endpoints' own request count "
+        "percentage of quota.agentic_requests_per_minute. Calls are the larger of the endpoints' own request count "
         "(all tenants) and Bedrock's Invocations series.",
     )
 
@@ -198,7 +195,7 @@ def account_thresholds(environment: Environment, tenants: Iterable[Tenant]) -> A
         iterations_average=average,
         iterations_p90=p90,
         bedrock_throttles=env_alarms.bedrock_throttles,
-        quota_per_minute=environment.bedrock_quota_per_minute,
+        quota_per_minute=environment.quota.agentic_requests_per_minute,
         quota_utilization_percent=env_alarms.quota_utilization_percent,
         period_minutes=env_alarms.period_minutes,
         evaluation_periods=env_alarms.evaluation_periods,

@@ -6,10 +6,11 @@ from typing import Annotated, Literal
 
 from pydantic import AfterValidator, Field, model_validator
 
-from schema.alarm_config import DEFAULT_BEDROCK_QUOTA_PER_MINUTE, Alarms
+from schema.alarm_config import Alarms
 from schema.arn_types import BedrockModelArn, IamRoleArn, KmsKeyArn, arn_account
 from schema.common import AccountId, Name, Region, StrictModel, unique
 from schema.front_door import FrontDoorFields
+from schema.quota_config import AccountQuota
 
 # CloudWatch Logs accepts only these retention periods (AWS::Logs::LogGroup RetentionInDays).
 LOG_RETENTION_DAYS = (
@@ -58,6 +59,15 @@ def _web_adapter_layer(value: int) -> int:
             f"layer version {value} is older than {MIN_WEB_ADAPTER_LAYER_VERSION} (Lambda Web Adapter v0.7.2), the "
             "first that overwrites a client-sent x-amzn-request-context header; with an older layer a caller "
             f"can forge its identity. Use {MIN_WEB_ADAPTER_LAYER_VERSION} or later (27 = v1.0.0)"
+        )
+    return value
+
+
+def _moved_to_quota(value: int | None) -> int | None:
+    if value is not None:
+        raise ValueError(
+            f"moved: write `quota: {{agentic_requests_per_minute: {value}}}` instead (the quota block also holds "
+            "how tenants share it: docs/quota.md)"
         )
     return value
 
@@ -213,12 +223,12 @@ class Environment(StrictModel):
         "retain", description="What `cdk destroy` does to buckets, logs and knowledge bases."
     )
     pricing: Pricing = Field(default_factory=Pricing, description="Cost estimate inputs.")
-    bedrock_quota_per_minute: int = Field(
-        DEFAULT_BEDROCK_QUOTA_PER_MINUTE,
-        ge=1,
-        le=1_000_000,
-        description="The account's AgenticRetrieveStream quota (requests per minute; default 300, "
-        "adjustable in Service Quotas): the environment dashboard and the quota alarm compare against it.",
+    quota: AccountQuota = Field(
+        default_factory=AccountQuota,
+        description="The account's AgenticRetrieveStream quota and how its tenants share it (docs/quota.md).",
+    )
+    bedrock_quota_per_minute: Annotated[int | None, AfterValidator(_moved_to_quota)] = Field(
+        None, description="Moved: set quota.agentic_requests_per_minute instead."
     )
     quality_gate_role_arn: IamRoleArn | None = Field(
         None,

@@ -13,6 +13,7 @@ from schema.environment import Environment
 from schema.front_door_checks import front_door_file_problems, tenant_front_door
 from schema.name_clashes import name_clash_problems
 from schema.quality_config import quality_file_problems
+from schema.quota_shares import share_problems
 from schema.resource_ownership import ownership_problems
 from schema.tenant import Tenant
 from schema.yaml_files import MAX_FILE_BYTES, available, environment_tenants, named_tenants, parse_file, read_yaml
@@ -51,6 +52,7 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
     problems.extend(name_clash_problems(config_dir, env_name, listing))
     if environment is not None:
         problems.extend(partition_problems(env_file, environment, environment.region, env_file))
+        problems.extend(share_problems(env_file, tenants_dir, environment, tenants))
     if problems or environment is None:
         raise ConfigError(problems)
     return Project(env_name=env_name, environment=environment, tenants=tenants, config_dir=config_dir)

@@ -23,6 +23,7 @@ from schema.guardrail_config import Guardrail
 from schema.knowledge import KnowledgeBase
 from schema.memory_config import Memory
 from schema.quality_config import Quality, check_gate_identity
+from schema.quota_config import TenantQuota
 
 # AgenticRetrieveStream accepts at most 5 retrievers per request (docs/facts-and-decisions.md).
 MAX_KNOWLEDGE_BASES = 5
@@ -216,6 +217,11 @@ class Tenant(StrictModel):
         None,
         description="The canary user and question `akb verify` asks each door with (docs/operations.md); "
         "unset: verify asks as the verifying principal, with no user id.",
+    )
+    quota: TenantQuota | None = Field(
+        None,
+        description="This tenant's share of the account's agentic quota (docs/quota.md); unset: an equal part "
+        "of what the other tenants' guarantees leave, and borrowing up to the whole quota.",
     )
     quality: Quality | None = Field(
         None,

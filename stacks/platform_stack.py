@@ -56,4 +56,5 @@ class PlatformStack(cdk.Stack):
             index_storage_price_per_gb_month=environment.pricing.index_storage_per_gb_month_usd,
         )
         # Per environment, for the features some tenant has (a shared table); tenant stacks read them.
-        self.feature_parts = build_environment_parts(EnvironmentBuild(self, project), features)
+        build = EnvironmentBuild(self, project, dashboard=self.dashboard.dashboard, alarm_topic=self.alarms.topic)
+        self.feature_parts = build_environment_parts(build, features)

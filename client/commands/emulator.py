@@ -9,6 +9,8 @@ from types import FrameType
 
 import click
 
+from client.local_quota import account_quota_line, account_rpm_option
+
 
 @click.command()
 @click.option(
@@ -34,7 +36,8 @@ import click
     type=click.FloatRange(0, 60_000),
     help="Pause between events.",
 )
-def command(port: int, corpus_dir: Path | None, delay_ms: float) -> None:
+@account_rpm_option
+def command(port: int, corpus_dir: Path | None, delay_ms: float, account_rpm: int | None) -> None:
     """Serve AgenticRetrieveStream and Retrieve locally (a stand-in for tests, not for answer quality)."""
     from local.emulator import ENDPOINT_ENV, CorpusError, start_emulator
 
@@ -43,12 +46,13 @@ def command(port: int, corpus_dir: Path | None, delay_ms: float) -> None:
     signal.signal(signal.SIGTERM, _interrupt)
 
     try:
-        emulator = start_emulator(port=port, corpus_dir=corpus_dir, delay_ms=delay_ms)
+        emulator = start_emulator(port=port, corpus_dir=corpus_dir, delay_ms=delay_ms, account_rpm=account_rpm)
     except (CorpusError, OSError) as error:
         click.echo(f"cannot start the emulator: {error}", err=True)
         raise SystemExit(1) from None
     try:
         click.echo(f"Bedrock emulator listening on {emulator.url} (127.0.0.1 only)")
+        click.echo(account_quota_line(account_rpm))
         for folder, kb_id in emulator.knowledge_bases.items():
             click.echo(f"  knowledge base {folder:<10} id {kb_id}")
         click.echo("\nPoint boto3 at it:")

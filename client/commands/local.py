@@ -17,7 +17,7 @@ import subprocess
 import sys
 import threading
 import time
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 from types import FrameType
 from typing import TYPE_CHECKING
@@ -26,6 +26,7 @@ import click
 
 from client.failures import Failure
 from client.local_processes import port_in_use, stop, wait_ready
+from client.local_quota import account_quota_line, account_rpm_option, local_quota_path, share_line
 from client.options import config_option, env_option, load_or_exit, tenant_option
 from contract.enums import RequestContext
 from contract.env_vars import LocalRun
@@ -48,6 +49,7 @@ def endpoint_environment(
     caller_arn: str,
     cache_path: Path | None = None,
     front_door: RequestContext = "function_url",
+    quota_path: Path | None = None,
 ) -> dict[str, str]:
     """The child's environment: the endpoint's own variables as the stack builds them, in local mode
     (contract/env_vars.py), plus the emulator, dummy credentials and a region; nothing AWS_ or AKB_
@@ -60,6 +62,7 @@ def endpoint_environment(
         python=sys.executable,
         cache_path=str(cache_path) if cache_path is not None else None,
         front_door=front_door,
+        quota_path=str(quota_path) if quota_path is not None else None,
     )
     env.update(contract_environment(settings, local=local))
     env.update(
@@ -138,6 +141,7 @@ def _default_port() -> int:
 @click.option(
     "--verbose", "-v", is_flag=True, help="Print the endpoint's JSON log records instead of one line per request."
 )
+@account_rpm_option
 def command(
     tenant: str | None,
     env_name: str,
@@ -149,6 +153,7 @@ def command(
     delay_ms: float,
     front_door: RequestContext,
     verbose: bool,
+    account_rpm: int | None,
 ) -> None:
     """Run the emulator and the tenant's endpoint locally (127.0.0.1 only) until Ctrl-C."""
     from client.cache_admin import local_cache_path
@@ -162,7 +167,7 @@ def command(
             f"tenant '{tenant_name}' is not deployed in environment '{env_name}' (it deploys: "
             f"{', '.join(project.tenants)}); add it to {config_dir}/environments/{env_name}.yaml `tenants:`"
         )
-    emulator, settings = _start_emulator(project, tenant_name, corpus_dir, emulator_port, delay_ms)
+    emulator, settings = _start_emulator(project, tenant_name, corpus_dir, emulator_port, delay_ms, account_rpm)
     child: subprocess.Popen | None = None
     signal.signal(signal.SIGINT, signal.default_int_handler)
     signal.signal(signal.SIGTERM, _interrupt)
@@ -170,9 +175,10 @@ def command(
         caller_arn = caller_arn or default_caller(settings)  # vouched: the printed curl is answered
         url = f"http://127.0.0.1:{port}"
         cache_path = local_cache_path(env_name, tenant_name) if settings.cache is not None else None
+        quota_path = local_quota_path(env_name) if settings.quota is not None else None
         child = subprocess.Popen(
             [str(RUN_SH)],
-            env=endpoint_environment(settings, port, emulator.env, caller_arn, cache_path, front_door=front_door),
+            env=endpoint_environment(settings, port, emulator.env, caller_arn, cache_path, front_door, quota_path),
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
             text=True,
@@ -185,7 +191,8 @@ def command(
             click.echo("Front door        api_gateway (API Gateway REST request context; a client-sent one is refused)")
         with contextlib.ExitStack() as agent_scope:  # the banner's last line means everything is ready
             agent = _register_agent(agent_scope, project.tenants[tenant_name].agent, url, emulator.url, settings)
-            _banner(Banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path, agent))
+            banner = Banner(url, emulator.url, delay_ms, tenant_name, env_name, settings, caller_arn, cache_path, agent)
+            _banner(replace(banner, quota_path=quota_path, account_rpm=account_rpm))
             while child.poll() is None:
                 time.sleep(0.2)
         raise Failure(f"the endpoint exited with status {child.returncode} (its output is above)")
@@ -198,7 +205,12 @@ def command(
 
 
 def _start_emulator(
-    project: Project, tenant_name: str, corpus_dir: Path | None, emulator_port: int, delay_ms: float
+    project: Project,
+    tenant_name: str,
+    corpus_dir: Path | None,
+    emulator_port: int,
+    delay_ms: float,
+    account_rpm: int | None = None,
 ) -> tuple[EmulatorHandle, TenantSettings]:
     """The emulator over the corpus (every alias of the tenant served, empty if it has no folder),
     with the tenant's guardrail registered; exits with a message naming what to fix."""
@@ -210,7 +222,11 @@ def _start_emulator(
     aliases = [kb.alias for kb in project.tenants[tenant_name].knowledge_bases]
     try:
         emulator = start_emulator(
-            port=emulator_port, corpus_dir=corpus, delay_ms=delay_ms, empty_knowledge_bases=aliases
+            port=emulator_port,
+            corpus_dir=corpus,
+            delay_ms=delay_ms,
+            empty_knowledge_bases=aliases,
+            account_rpm=account_rpm,
         )
     except (CorpusError, OSError) as error:
         raise Failure(f"cannot start the emulator on 127.0.0.1:{emulator_port}: {error}") from None
@@ -291,6 +307,8 @@ class Banner:
     caller_arn: str
     cache_path: Path | None
     agent: bool = False  # the tenant's Bedrock agent is registered
+    quota_path: Path | None = None  # fair sharing's SQLite file (docs/quota.md)
+    account_rpm: int | None = None  # the emulator's account quota (--account-rpm)
 
 
 def _banner(b: Banner) -> None:
@@ -310,6 +328,8 @@ def _banner(b: Banner) -> None:
         click.echo(f"Conversations     on, memory {settings.memory.memory_id} ({ask_command(b.url)} --new-session ...)")
     cache_line = f"on, {b.cache_path} (akb cache stats --local --tenant {b.tenant_name})" if b.cache_path else "off"
     click.echo(f"Result cache      {cache_line}")
+    click.echo(share_line(settings.quota, b.quota_path))
+    click.echo(account_quota_line(b.account_rpm))
     if b.agent:
         click.echo(f"Agent             {ask_command(b.url)} --agent 'How do I rotate an API key?'")
     click.echo("\nTry it (trace events arrive one by one):")

@@ -154,7 +154,8 @@ def _agentic_quotas(c: Checkup, action: str, operation: str) -> list[dict[str, A
 
 
 def check_quota(c: Checkup) -> Iterator[Finding]:
-    """The account's AgenticRetrieveStream quota (its code is not published): list what mentions it."""
+    """The account's AgenticRetrieveStream quota (its code is not published: found by name, UNVERIFIED in the
+    ledger): each Bedrock quota that mentions agentic retrieval, its applied value against the config."""
     quotas = _agentic_quotas(c, "servicequotas:ListServiceQuotas", "list_service_quotas")
     if not quotas:  # ListServiceQuotas leaves out quotas whose applied value is not available
         quotas = _agentic_quotas(c, "servicequotas:ListAWSDefaultServiceQuotas", "list_aws_default_service_quotas")
@@ -165,20 +166,35 @@ def check_quota(c: Checkup) -> Iterator[Finding]:
             "the Service Quotas console (documented default: 300 requests per minute, adjustable)",
         )
         return
-    configured = c.project.environment.bedrock_quota_per_minute
     for quota in quotas:
-        yield _quota_finding(c, quota, configured)
+        yield _quota_finding(c, quota)
 
 
-def _quota_finding(c: Checkup, quota: dict[str, Any], configured: int) -> Finding:
+def _quota_finding(c: Checkup, quota: dict[str, Any]) -> Finding:
+    """The applied value against `quota.agentic_requests_per_minute` (and, with fair sharing on, against
+    the guarantees it is divided into)."""
     described = f"{quota.get('QuotaName')} ({quota.get('QuotaCode')})"
     value = quota.get("Value")
     if not isinstance(value, int | float):
         return warn(QUOTA, f"{described}: Service Quotas reported no value; compare it in the console")
+    configured = c.project.environment.quota.agentic_requests_per_minute
+    shares = _shares_line(c)
     if int(value) != configured:
         return warn(
             QUOTA,
-            f"{described} = {value:g}, but {c.env_file} says bedrock_quota_per_minute: {configured}: set it to "
-            f"{int(value)} so the dashboard and the quota alarm compare against the real quota",
+            f"{described} = {value:g}, but {c.env_file} says quota.agentic_requests_per_minute: {configured}: set "
+            f"it to {int(value)} so fair sharing divides the real quota and the dashboard and alarms compare "
+            f"against it{shares}",
         )
-    return ok(QUOTA, f"{described} = {value:g}; matches bedrock_quota_per_minute")
+    return ok(QUOTA, f"{described} = {value:g}; matches quota.agentic_requests_per_minute{shares}")
+
+
+def _shares_line(c: Checkup) -> str:
+    """`; guaranteed: acme 120, globex 180 (fair sharing on)` — the numbers the endpoints enforce."""
+    from schema.quota_shares import tenant_shares
+
+    environment = c.project.environment
+    shares = tenant_shares(environment, c.project.tenants)
+    listed = ", ".join(f"{name} {share.guaranteed:g}" for name, share in shares.items())
+    state = "on" if environment.quota.fair_share else "off: not enforced"
+    return f"; guaranteed per minute: {listed} (fair sharing {state})" if listed else ""

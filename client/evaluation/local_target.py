@@ -14,6 +14,7 @@ import contextlib
 import socket
 import subprocess
 from collections.abc import Iterator
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -114,7 +115,9 @@ def local_endpoint(
 
             try:
                 project = load_project(config_dir, env_name)
-                settings = tenant_settings(project, tenant, kb_id_for, emulator.knowledge_bases)
+                # The evaluation's emulator is its own, with no account quota to share: fair sharing off, so a
+                # burst of questions is measured, not refused (docs/quota.md; a deployed gate shares the quota).
+                settings = replace(tenant_settings(project, tenant, kb_id_for, emulator.knowledge_bases), quota=None)
                 guardrail = project.tenants[tenant].guardrail
                 register_tenant_guardrail(emulator, guardrail, settings.guardrail_id, settings.guardrail_version)
             except (ConfigError, LocalSettingsError, ValueError) as error:

@@ -75,6 +75,7 @@ def service_from_environment() -> Service:
         request_contexts=identity.request_contexts_from(os.environ),  # AKB_REQUEST_CONTEXTS (front doors)
         cache=_cache(settings),  # AKB_CACHE_TABLE | AKB_CACHE_PATH
         page_tokens=page_tokens_from_environment(os.environ, local_mode),  # AKB_PAGE_TOKEN_KEY
+        wrappers=_fair_share(settings),  # AKB_QUOTA_TABLE | AKB_QUOTA_PATH; inside the cache (a hit takes no token)
     )
 
 
@@ -85,6 +86,16 @@ def _cache(settings: TenantSettings) -> Any:
     from lambdas.endpoint.cache.setup import cache_from_environment
 
     return cache_from_environment(settings, os.environ, shared_client)
+
+
+def _fair_share(settings: TenantSettings) -> list[Any]:
+    """The tenant's fair-share wrapper, when its settings carry `quota`; its modules load only then."""
+    if settings.quota is None:
+        return []
+    from lambdas.endpoint.quota.quota_setup import fair_share_wrapper
+
+    wrapper = fair_share_wrapper(settings)
+    return [wrapper] if wrapper is not None else []
 
 
 def app_from_environment() -> Any:

@@ -67,6 +67,10 @@ def finish(service: Service, record: RequestRecord, ending: Ending) -> DoneEvent
         from lambdas.endpoint.cache import cache_metrics  # only tenants with a cache get here
 
         cache_metrics.emit(tenant, record.correlation_id, cache, duration, service.write_metrics)
+    if stats.quota is not None and ending.streamed:
+        from lambdas.endpoint.quota import quota_metrics  # only tenants with fair sharing get here
+
+        quota_metrics.emit(tenant, record.correlation_id, stats.quota, stats.degraded, service.write_metrics)
     return DoneEvent(
         requestId=record.correlation_id,
         stopReason=ending.stop_reason,
@@ -83,6 +87,7 @@ def finish(service: Service, record: RequestRecord, ending: Ending) -> DoneEvent
         nextToken=_sealed_next_token(service, record.query, stats.next_token),
         cacheReason=cache.reason if cache is not None and cache.outcome == "bypass" else None,
         memory=_memory_use(record.memory),
+        degraded=stats.degraded,
     )
 
 
@@ -117,6 +122,7 @@ def _done_fields(record: RequestRecord, ending: Ending, stats: RunStats, duratio
         "upstream_request_id": stats.upstream_request_id,
         "failed_knowledge_bases": list(stats.failed_knowledge_bases) or None,
         "cache": "hit" if stats.cache is not None and stats.cache.outcome == "hit" else None,
+        "degraded": stats.degraded,
     }
 
 

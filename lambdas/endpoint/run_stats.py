@@ -24,6 +24,16 @@ class CacheUse:
 
 
 @dataclass(frozen=True)
+class QuotaUse:
+    """How fair sharing decided one agentic request (quota/quota_wrapper.py), for `done` and its metrics."""
+
+    path: str  # guaranteed | borrowed | refused (a refused `auto` request was degraded)
+    round_trips: int  # calls to the quota table
+    check_ms: float
+    fallback: bool = False  # decided by the in-process bucket (the table was unavailable or contended)
+
+
+@dataclass(frozen=True)
 class RunStats:
     iterations: int = 0  # distinct Planning steps
     sub_queries: int = 0  # retrieve actions run (each one underlying Retrieve call)
@@ -42,3 +52,5 @@ class RunStats:
     estimated_cost_usd: float | None = None  # None: nothing was priced (no upstream call was opened)
     cost_excludes_planner_model: bool = False  # a CUSTOM planner's token cost is not in the estimate
     cache: CacheUse | None = None  # None: the tenant has no cache (`done.cache: off`)
+    quota: QuotaUse | None = None  # None: no fair-share decision was needed (or fair sharing is off)
+    degraded: str | None = None  # why a lesser path answered (contract.enums.DEGRADATIONS): `done.degraded`

@@ -80,6 +80,11 @@ class EmulatorHandle:
         self._server.state.journal.clear_streams()
         self._server.state.memory.clear()
 
+    def account_quota(self) -> dict[str, Any]:
+        """The enforced account quota and what it admitted and throttled so far (per_minute None: off)."""
+        quota = self._server.state.account_quota
+        return quota.snapshot() if quota is not None else {"per_minute": None}
+
     def requests(self) -> list[dict[str, Any]]:
         return self._server.state.journal.requests()
 
@@ -107,17 +112,24 @@ def start_emulator(
     corpus_dir: str | Path | None = None,
     delay_ms: float = DEFAULT_DELAY_MS,
     empty_knowledge_bases: Sequence[str] = (),
+    account_rpm: float | None = None,
 ) -> EmulatorHandle:
     """Loads the corpus, binds 127.0.0.1:`port` (0 picks a free port) and serves on a daemon thread.
 
     `empty_knowledge_bases`: folder names served as knowledge bases without documents when the
-    corpus has no such folder (a tenant just added, before its documents exist)."""
+    corpus has no such folder (a tenant just added, before its documents exist). `account_rpm`: the
+    account's AgenticRetrieveStream quota to enforce (account_quota.py); None: none."""
     knowledge_bases = load_corpus(Path(corpus_dir) if corpus_dir else DEFAULT_CORPUS)
     served = {kb.folder for kb in knowledge_bases.values()}
     for folder in empty_knowledge_bases:
         if folder not in served:
             knowledge_bases[kb_id_for(folder)] = KnowledgeBase(folder, kb_id_for(folder), folder, "")
-    server = EmulatorServer(port, EmulatorState(knowledge_bases, delay_ms))
+    state = EmulatorState(knowledge_bases, delay_ms)
+    if account_rpm is not None:
+        from local.emulator.account_quota import AccountQuota
+
+        state.account_quota = AccountQuota(account_rpm)
+    server = EmulatorServer(port, state)
     thread = threading.Thread(
         target=server.serve_forever,
         kwargs={"poll_interval": 0.05},

@@ -24,6 +24,7 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 from urllib.parse import unquote, urlsplit
 
+from local.emulator.account_quota import AccountQuota
 from local.emulator.agent_runtime import INVOKE_AGENT_PATH, Agents, Orchestration, emulator_client
 from local.emulator.agentic_stream import AgenticRun
 from local.emulator.corpus import KnowledgeBase
@@ -74,6 +75,7 @@ class EmulatorState:
         self.memory = MemoryStore()
         self.agents = Agents()  # InvokeAgent for registered local agents (agent_runtime.py)
         self.guardrails = GuardrailRegistry()  # tenants' guardrails by id and version (guardrails.py)
+        self.account_quota: AccountQuota | None = None  # `--account-rpm` (account_quota.py); None: not enforced
         self.stopping = threading.Event()
 
     def knowledge_base_list(self) -> list[dict[str, Any]]:
@@ -222,6 +224,7 @@ class Handler(BaseHTTPRequestHandler):
                 "/_emulator/knowledgebases": lambda: self._send(200, self.state.knowledge_base_list()),
                 "/_emulator/faults": lambda: self._send(200, self.state.faults.snapshot()),
                 "/_emulator/health": lambda: self._send(200, {"status": "ok"}),
+                "/_emulator/account-quota": self._account_quota,
                 "/_emulator/memory-sessions": lambda: self._send(200, self.state.memory.sessions()),
             }
         )
@@ -331,6 +334,10 @@ class Handler(BaseHTTPRequestHandler):
             )
         return policy
 
+    def _account_quota(self) -> None:
+        quota = self.state.account_quota
+        self._send(200, quota.snapshot() if quota is not None else {"per_minute": None})
+
     def _faults(self) -> None:
         try:
             spec = _json_body(self._read_body() or b"{}")
@@ -383,6 +390,9 @@ class Handler(BaseHTTPRequestHandler):
 
     def _agentic(self) -> None:
         seq, body = self._accept()
+        throttled = self.state.account_quota.take() if self.state.account_quota is not None else None
+        if throttled:
+            raise throttled
         try:
             validate_agentic(body, self.state.indexes)
         except RecursionError:  # a filter nested hundreds deep: the model's shapes are recursive

@@ -56,8 +56,8 @@ def test_the_example_tenants_have_the_features_their_files_set_in_registry_order
     project = load_project(EXAMPLE_CONFIG, "dev")
     acme = [f.name for f in enabled_features(TenantScope(project, "acme"))]
     globex = [f.name for f in enabled_features(TenantScope(project, "globex"))]
-    assert acme == ["cache", "memory", "ingestion_logs", "front_door", "quality"]
-    assert globex == ["gateway", "ingestion_logs", "front_door", "agent", "quality"]
+    assert acme == ["cache", "memory", "ingestion_logs", "front_door", "quota", "quality"]
+    assert globex == ["gateway", "ingestion_logs", "front_door", "agent", "quota", "quality"]
 
 
 def test_a_new_feature_reaches_settings_role_and_review_through_the_registry_alone():

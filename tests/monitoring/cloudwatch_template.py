@@ -27,7 +27,9 @@ class MetricUse:
 
     @property
     def dimension_names(self) -> tuple[str, ...]:
-        return tuple(self.dimensions)
+        """The dimension names in metric_names.py's order (Tenant first): CloudWatch ignores their order, and
+        CDK writes a dashboard's dimensions sorted by name."""
+        return tuple(sorted(self.dimensions, key=lambda name: (name != "Tenant", name)))
 
 
 def render(value: Any) -> str:

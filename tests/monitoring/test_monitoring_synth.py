@@ -173,7 +173,7 @@ def test_account_thresholds_follow_the_environment_config(config_copy, tmp_path)
         "environments",
         "dev",
         lambda e: e.update(
-            bedrock_quota_per_minute=1000,
+            quota={"agentic_requests_per_minute": 1000},
             alarms={**e["alarms"], "quota_utilization_percent": 50, "iterations_p90": 6, "evaluation_periods": 5},
         ),
     )
@@ -183,7 +183,8 @@ def test_account_thresholds_follow_the_environment_config(config_copy, tmp_path)
     by_key = _account_alarms(app.synth().get_stack_by_name(stack.stack_name).template)
     assert by_key["agentic-quota"]["Threshold"] == 500
     assert by_key["total-iterations-p90"]["Threshold"] == 6
-    assert {props["EvaluationPeriods"] for props in by_key.values()} == {5}
+    bedrock = {key: props for key, props in by_key.items() if "quota-share" not in key and "fair-share" not in key}
+    assert {props["EvaluationPeriods"] for props in bedrock.values()} == {5}
 
 
 def _endpoint_only(found: dict[str, dict]) -> dict[str, dict]:
@@ -206,6 +207,8 @@ def test_each_tenant_stack_has_its_dashboard_alarms_composite_and_queries(synthe
     expected = set(names.DIMENSION_SETS)
     if synthesized.project.tenants[tenant].cache is None:
         expected -= set(names.CACHE_METRICS)
+    if not synthesized.project.environment.quota.fair_share:
+        expected -= set(names.QUOTA_METRICS)
     assert {u.name for u in uses if u.namespace == names.NAMESPACE} == expected
     gateway_alarms = 3 if synthesized.project.tenants[tenant].gateway else 0  # tests/cdk_constructs/test_mcp_gateway.py
     quality = synthesized.project.tenants[tenant].quality  # tests/stacks/test_quality_gate.py

@@ -23,6 +23,7 @@ from contract import log_fields
 from contract import metric_names as names
 from monitoring.cache_row import cache_row
 from monitoring.metric_catalogue import EndpointMetrics
+from monitoring.quota_row import quota_row
 from monitoring.saved_queries import REQUEST_ID_PLACEHOLDER
 from monitoring.tenant_observability import TenantObservability
 from schema import load_project
@@ -75,7 +76,8 @@ def _probe(tmp_path: Path, thresholds: TenantThresholds = THRESHOLDS) -> tuple[d
         topic=topic,
         reserved_concurrency=RESERVED,
         query_folder="akb/test/acme",
-        contributions=[cache_row(TENANT)],  # the cache feature's row (features/cache_feature.py)
+        # the cache's and fair sharing's rows (features/cache_feature.py, features/quota_feature.py)
+        contributions=[cache_row(TENANT), quota_row(TENANT, 60, 120)],
     )
     enable_nag(app)
     assembly = app.synth()

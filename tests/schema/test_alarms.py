@@ -45,9 +45,9 @@ def test_bad_environment_threshold_is_reported_with_file_and_field(config_copy, 
     assert all(word in matching[0] for word in words), matching[0]
 
 
-def test_bedrock_quota_must_be_positive(config_copy):
-    path = config_copy.edit("environments", "dev", lambda e: e.update(bedrock_quota_per_minute=0))
-    assert any(p.startswith(f"{path}: bedrock_quota_per_minute:") for p in _problems(config_copy))
+def test_the_agentic_quota_must_be_positive(config_copy):
+    path = config_copy.edit("environments", "dev", lambda e: e["quota"].update(agentic_requests_per_minute=0))
+    assert any(p.startswith(f"{path}: quota.agentic_requests_per_minute:") for p in _problems(config_copy))
 
 
 TENANT_CASES = [

@@ -30,7 +30,8 @@ def test_a_typod_top_level_key_reports_the_errors_nested_below_it_and_beside_it(
     assert problems[0] == (
         f"{file}: unknown field 'retreival' (did you mean 'retrieval'?); allowed fields: "
         "agent, alarms, cache, canary, cost_center, description, endpoint, gateway, guardrail, ingestion_logs, "
-        "invokers, knowledge_base_access, knowledge_bases, memory, quality, reserved_concurrency, retrieval, routing, "
+        "invokers, knowledge_base_access, knowledge_bases, memory, quality, quota, reserved_concurrency, retrieval, "
+        "routing, "
         "user_context"
     )
     assert any(

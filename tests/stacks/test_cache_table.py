@@ -43,7 +43,8 @@ def test_the_endpoint_is_told_its_table_and_may_use_only_its_tenants_items(synth
     assert '"dynamodb:LeadingKeys": ["acme"]' in text
 
 
-def test_a_tenant_without_a_cache_has_no_table_and_no_dynamodb_permission(synthesized):
+def test_a_tenant_without_a_cache_has_no_table_and_no_cache_permission(synthesized):
     template = _template(synthesized, "globex")
     assert not _of_type(template, "AWS::DynamoDB::Table")
-    assert "dynamodb:" not in json.dumps(template)
+    assert cache_table_name("dev", "globex") not in json.dumps(template)
+    assert "dynamodb:GetItem" not in json.dumps(template)  # fair sharing's statements only update its own table

@@ -132,6 +132,8 @@ class RecordingUpstream(AnnotatedUpstream):
         recorder = self._recorder
         if stats.next_token:  # a replayed page token would be stale or used: never store a paged answer
             recorder.refused = recorder.refused or "the answer has more pages (nextToken)"
+        if stats.degraded:  # a lesser path answered (e.g. quota): later requests must get the path they ask for
+            recorder.refused = recorder.refused or f"the answer was degraded ({stats.degraded})"
         stop_reason = stats.stop_reason or "error"
         refusal = self._cache.store_result(
             self._decision, query, recorder, stop_reason, stats.mode or query.mode, stats.iterations

@@ -197,12 +197,15 @@ def test_the_agentic_quota_matching_the_config_passes(stubs):
     [finding] = checks.check_quota(checkup(stubs))
     assert finding.level is Level.OK and QUOTA_NAME in finding.message and "L-12345678" in finding.message
     assert "arn:" not in finding.message
+    # The shares the endpoints enforce (config/tenants/acme.yaml sets 120; globex gets the other 180).
+    assert "guaranteed per minute: acme 120, globex 180 (fair sharing on)" in finding.message
 
 
-def test_a_quota_above_the_config_warns_to_update_bedrock_quota_per_minute(stubs):
+def test_a_quota_other_than_the_config_warns_to_update_quota_agentic_requests_per_minute(stubs):
     stubs.respond("service-quotas", "list_service_quotas", {"Quotas": [_quota(QUOTA_NAME, 600)]})
     [finding] = checks.check_quota(checkup(stubs))
     assert finding.level is Level.WARN and "set it to 600" in finding.message
+    assert "quota.agentic_requests_per_minute: 300" in finding.message
 
 
 def test_quotas_are_read_across_pages_then_from_the_aws_defaults(stubs):

@@ -97,8 +97,9 @@ def test_emf_metrics_are_written_per_request_with_the_tenant_dimension(endpoint)
     assert directive["Namespace"] == names.NAMESPACE
     assert directive["Dimensions"] == [[names.TENANT_DIMENSION]]
     assert document[names.TENANT_DIMENSION] == "acme"
-    # All of them, per Tenant (the cache's own metrics come in a document of their own, when it is on).
-    assert {m["Name"] for m in directive["Metrics"]} == set(names.DIMENSION_SETS) - set(names.CACHE_METRICS)
+    # All of them, per Tenant (the cache's and fair sharing's come in documents of their own, when on).
+    own = set(names.DIMENSION_SETS) - set(names.CACHE_METRICS) - set(names.QUOTA_METRICS)
+    assert {m["Name"] for m in directive["Metrics"]} == own
     result = next(f.data for f in frames if f.type == "result")
     assert document[names.REQUESTS] == [1.0] and document[names.ERRORS] == [0.0]
     assert document[names.ITERATIONS] == [done["iterations"]]

@@ -33,9 +33,11 @@ def test_unmodified_boto3_finds_the_emulator_through_the_environment(emulator, m
 
 @pytest.mark.slow  # a child process
 def test_akb_emulator_prints_how_to_connect_and_stops_on_ctrl_c():
-    with Child([sys.executable, "-m", "client", "emulator", "--port", "0", "--delay-ms", "0"], env=python_env()) as cli:
+    command = [sys.executable, "-m", "client", "emulator", "--port", "0", "--delay-ms", "0", "--account-rpm", "300"]
+    with Child(command, env=python_env()) as cli:
         printed = cli.wait_for_line("Ctrl-C").splitlines()
         assert printed[0].startswith("Bedrock emulator listening on http://127.0.0.1:")
+        assert printed[1].startswith("Account quota     300 AgenticRetrieveStream requests per minute")
         url = printed[0].split()[4]
         assert any(f"{ENDPOINT_ENV}={url}" in line for line in printed[1:])
         assert cli.stop() == 0, cli.output

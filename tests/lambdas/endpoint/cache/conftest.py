@@ -7,7 +7,6 @@ BatchWriteItem) runs through the real boto3 client and botocore's wire protocol 
 
 from __future__ import annotations
 
-import logging
 import uuid
 from collections.abc import Callable, Iterator
 from typing import Any
@@ -15,6 +14,7 @@ from typing import Any
 import pytest
 
 from lambdas.endpoint.cache.dynamodb_store import TTL_ATTRIBUTE
+from tests.dynamodb_server import dynamodb_client, moto_server
 
 # The key schema of the stack's CacheTable, which tests/stacks/test_cache_table.py asserts on the
 # synthesized template (spelled here so that these unit tests never import aws_cdk).
@@ -24,30 +24,16 @@ PARTITION_KEY, SORT_KEY = "pk", "sk"
 @pytest.fixture(scope="session")
 def dynamodb_server() -> Iterator[str]:
     """moto's server on 127.0.0.1 (a free port), for the whole session; yields its URL."""
-    from moto.server import ThreadedMotoServer
-
-    logging.getLogger("werkzeug").setLevel(logging.ERROR)
-    server = ThreadedMotoServer(ip_address="127.0.0.1", port=0, verbose=False)
-    server.start()
-    try:
-        yield f"http://127.0.0.1:{server._server.server_port}"
-    finally:
-        server.stop()
+    with moto_server() as url:
+        yield url
 
 
 @pytest.fixture
 def cache_table(dynamodb_server) -> Callable[[], tuple[Any, str]]:
     """Factory: (boto3 DynamoDB client, name of a new table shaped like the stack's CacheTable)."""
-    import boto3
 
     def make() -> tuple[Any, str]:
-        client = boto3.client(
-            "dynamodb",
-            endpoint_url=dynamodb_server,
-            region_name="us-west-2",
-            aws_access_key_id="x",
-            aws_secret_access_key="x",  # the local test server checks no signature
-        )
+        client = dynamodb_client(dynamodb_server)
         name = f"akb-test-{uuid.uuid4().hex[:8]}-cache"
         client.create_table(
             TableName=name,
