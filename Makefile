@@ -65,9 +65,10 @@ validate: $(BIN)/.installed  ## Check ENV's config without synthesizing
 test: setup  ## Run every test (unit, synth, endpoint, end-to-end against the local emulator)
 	$(BIN)/python -m pytest -n 2 --dist loadgroup
 
+# Two xdist workers, like `make test`: the unit tests are many small ones, and one core each halves the wait.
 test-fast: $(BIN)/.installed  ## Unit tests only (no synth, no server, no subprocess): seconds, for the edit loop
 	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/.build/pycache \
-		$(BIN)/python -m pytest $(FAST_TESTS) -m "not synth and not server and not slow"
+		$(BIN)/python -m pytest -n 2 $(FAST_TESTS) -m "not synth and not server and not slow"
 
 local: $(BIN)/.installed  ## akb local: the emulator + the first tenant's endpoint on 127.0.0.1 (Ctrl-C stops)
 	$(BIN)/akb local --env $(ENV) --config $(CONFIG)

@@ -28,11 +28,30 @@ class RegionConflict(SetupError):
 
 
 def session(region: str | None = None) -> boto3.Session:
-    """A boto3 session with the chosen profile, in `region` (else --region, else the chain's)."""
+    """A boto3 session with the chosen profile, in `region` (else --region, else the chain's).
+
+    Every session shares one botocore data loader: a command that makes sessions for several regions or
+    services parses botocore's models (endpoints, partitions, service definitions: megabytes of JSON)
+    once per process instead of once per session."""
     import boto3
+    import botocore.session
 
     options = current()
-    return boto3.Session(profile_name=options.profile, region_name=region or options.region)
+    core = botocore.session.get_session()
+    core.register_component("data_loader", _shared_loader())
+    return boto3.Session(profile_name=options.profile, region_name=region or options.region, botocore_session=core)
+
+
+def _shared_loader() -> Any:
+    global _LOADER
+    if _LOADER is None:
+        from botocore.loaders import create_loader
+
+        _LOADER = create_loader()
+    return _LOADER
+
+
+_LOADER: Any = None
 
 
 def client(service: str, region: str | None = None, **kwargs: Any) -> Any:

@@ -38,42 +38,61 @@ def _written(tag: str) -> str:
     return "!!" + tag[len(_CORE_TAG) :] if tag.startswith(_CORE_TAG) else tag
 
 
-class _BoundedLoader(yaml.SafeLoader):
-    """A SafeLoader that refuses anchors, aliases, explicit tags, deep nesting and duplicate keys."""
+def _refusal(event: yaml.Event, depth: int) -> str | None:
+    """Why this event has no place in a config file (None: it has)."""
+    if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
+        kind = "an alias (*" if isinstance(event, yaml.AliasEvent) else "an anchor (&"
+        return f"{kind}{event.anchor}) is not allowed in config files: write the value out in full"
+    if getattr(event, "tag", None) is not None:
+        return (
+            f"an explicit tag ({_written(event.tag)}) is not allowed in config files: write the plain "
+            "value (a string, number, boolean, list or mapping)"
+        )
+    if depth > MAX_NESTING:
+        return f"the value nests deeper than {MAX_NESTING} levels; no config value needs that"
+    return None
 
-    def __init__(self, stream: str) -> None:
-        super().__init__(stream)
-        self._depth = 0
 
-    def compose_node(self, parent: yaml.Node | None, index: object) -> yaml.Node | None:
-        event = self.peek_event()
-        reason = None
-        if isinstance(event, yaml.AliasEvent) or getattr(event, "anchor", None) is not None:
-            kind = "an alias (*" if isinstance(event, yaml.AliasEvent) else "an anchor (&"
-            reason = f"{kind}{event.anchor}) is not allowed in config files: write the value out in full"
-        elif getattr(event, "tag", None) is not None:
-            reason = (
-                f"an explicit tag ({_written(event.tag)}) is not allowed in config files: write the plain "
-                "value (a string, number, boolean, list or mapping)"
-            )
-        elif self._depth >= MAX_NESTING:
-            reason = f"the value nests deeper than {MAX_NESTING} levels; no config value needs that"
-        if reason is not None:
-            raise yaml.composer.ComposerError(None, None, reason, event.start_mark)
-        self._depth += 1
-        try:
-            return super().compose_node(parent, index)
-        finally:
-            self._depth -= 1
+def _check_events(text: str, loader: type[Any]) -> None:
+    """One pass over the parser's events (no node is built): anchors, aliases, explicit tags and nesting
+    are refused at their line before anything composes the document (a composer recurses per level)."""
+    depth = 0
+    try:
+        for event in yaml.parse(text, Loader=loader):
+            opens = isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent))
+            depth += opens
+            reason = _refusal(event, depth if opens else depth + 1)
+            if reason is not None:
+                raise yaml.composer.ComposerError(None, None, reason, event.start_mark)
+            depth -= isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent))
+    except yaml.MarkedYAMLError as error:
+        # libyaml's scanner stops absurd nesting itself (at 1,000 levels) before any event: the same refusal.
+        if "maximum nesting depth" not in str(error.problem):
+            raise
+        reason = f"the value nests deeper than {MAX_NESTING} levels; no config value needs that"
+        raise yaml.composer.ComposerError(None, None, reason, error.problem_mark) from None
+
+
+class _UniqueKeys:
+    """A mapping constructor that refuses a key written twice (PyYAML keeps the last one silently)."""
 
     def construct_mapping(self, node: yaml.MappingNode, deep: bool = False) -> dict[Any, Any]:
         seen: set[Any] = set()
         for key_node, _ in node.value:
-            key = self.construct_object(key_node, deep=deep)
+            key = self.construct_object(key_node, deep=deep)  # type: ignore[attr-defined]
             if key in seen:
                 raise yaml.constructor.ConstructorError(None, None, f"duplicate key '{key}'", key_node.start_mark)
             seen.add(key)
-        return super().construct_mapping(node, deep=deep)
+        return super().construct_mapping(node, deep=deep)  # type: ignore[misc]
+
+
+# libyaml's C parser when PyYAML was built with it (the wheels are): the same YAML, several times
+# faster than the pure-Python scanner, which dominated every config load.
+_PARSER: type[Any] = yaml.CSafeLoader if yaml.__with_libyaml__ else yaml.SafeLoader
+
+
+class _BoundedLoader(_UniqueKeys, _PARSER):
+    """A safe loader that refuses duplicate keys; `_check_events` refused the rest before it runs."""
 
 
 def _text(path: Path) -> tuple[str | None, list[Problem]]:
@@ -96,7 +115,8 @@ def read_yaml(path: Path) -> tuple[Any, list[Problem]]:
     if text is None:
         return None, problems
     try:
-        data = yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a SafeLoader subclass
+        _check_events(text, _PARSER)
+        data = yaml.load(text, Loader=_BoundedLoader)  # noqa: S506 - a safe loader
     except yaml.YAMLError as error:
         mark = getattr(error, "problem_mark", None)
         where = f" at line {mark.line + 1}, column {mark.column + 1}" if mark else ""

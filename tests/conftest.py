@@ -117,7 +117,8 @@ def start_akb_local(tmp_path: Path) -> Iterator:
 
 # What a test uses that keeps it out of `make test-fast`: session servers (in-process threads),
 # the session synth, a child process.
-_SERVER_FIXTURES = frozenset({"emulator", "endpoint"})
+# (dynamodb_server, quota_dynamodb: moto's DynamoDB-compatible server on 127.0.0.1.)
+_SERVER_FIXTURES = frozenset({"emulator", "endpoint", "dynamodb_server", "quota_dynamodb"})
 _SYNTH_FIXTURES = frozenset({"synthesized"})
 _CHILD_FIXTURES = frozenset({"akb_local", "start_akb_local"})
 # Per-test timeout for synth tests (the default is pyproject's `timeout`): the session synth takes

@@ -36,7 +36,8 @@ def quota_dynamodb() -> Iterator[str]:
         yield url
 
 
-@pytest.fixture(params=["sqlite", "dynamodb"])
+# The DynamoDB kind talks to moto's server on 127.0.0.1: a server test, left out of `make test-fast`.
+@pytest.fixture(params=["sqlite", pytest.param("dynamodb", marks=pytest.mark.server)])
 def make_store(request, tmp_path) -> Callable[[], BucketStore]:
     """Factory of one store of the parametrized kind; every call makes a new, empty one."""
     if request.param == "sqlite":
