@@ -25,6 +25,11 @@ from schema.eval_dataset import EvalItem
 
 RECORDS_FILE = "records.jsonl"
 MAX_STORED_ANSWER = 2000
+# A question refused with HTTP 429 before any event (the tenant's fair share, docs/quota.md, or Bedrock's
+# throttling past the endpoint's own retries) is asked again after the endpoint's Retry-After: a run that
+# outpaces its share measures the tenant, not the throttle. Bounded: attempts, and each wait.
+THROTTLED_ATTEMPTS = 5
+MAX_RETRY_AFTER_SECONDS = 30.0
 
 QueryFn = Callable[[EvalItem, str], Iterable[Event]]
 
@@ -55,6 +60,7 @@ class Record:
     cost_usd: float | None = None
     stop_reason: str | None = None
     error: str | None = None
+    throttled: int = 0  # times the question was refused with 429 and asked again after Retry-After
 
     def to_json(self) -> str:
         return json.dumps(asdict(self), separators=(",", ":"))
@@ -65,30 +71,26 @@ class Record:
 
 
 def collect(
-    item: EvalItem, mode: str, query: QueryFn, clock: Callable[[], float] = time.perf_counter, target: str = ""
+    item: EvalItem,
+    mode: str,
+    query: QueryFn,
+    clock: Callable[[], float] = time.perf_counter,
+    target: str = "",
+    sleep: Callable[[float], None] = time.sleep,
 ) -> Record:
     """Asks one question in one mode and judges what came back. Never raises for a failed request."""
     record = Record(item.id, mode, item.fingerprint(), target, gold_ranks=[None] * item.gold_count)
-    start = clock()
-    result: ResultEvent | None = None
-    done: DoneEvent | None = None
-    answer_parts: list[str] = []
-    try:
-        for event in query(item, mode):
-            if record.time_to_first_event_ms is None:
-                record.time_to_first_event_ms = round((clock() - start) * 1000, 1)
-            if isinstance(event, TraceEvent) and event.step == ROUTING_STEP and record.routing is None:
-                record.routing = event.message
-            elif isinstance(event, TextEvent):
-                answer_parts.append(event.delta)
-            elif isinstance(event, ResultEvent):
-                result = event
-            elif isinstance(event, ErrorEvent):
-                record.error = f"{event.code}: {event.message}"
-            elif isinstance(event, DoneEvent):
-                done = event
-    except Exception as error:  # a broken connection or bad response is a failed record, not a crash
-        record.error = f"{type(error).__name__}: {error}"
+    while True:
+        start = clock()  # a throttled attempt's wait is not the answer's time
+        events: dict[str, Any] = {"answer": []}
+        wait = _ask(item, mode, query, clock, start, record, events)
+        if wait is None:
+            break
+        record.throttled += 1
+        sleep(wait)
+    result: ResultEvent | None = events.get("result")
+    done: DoneEvent | None = events.get("done")
+    answer_parts: list[str] = events["answer"]
     record.duration_ms = round((clock() - start) * 1000, 1)
     if done is not None:
         record.routed_mode = done.mode
@@ -115,6 +117,39 @@ def collect(
     if record.error is not None and result is None:
         record.abstained = False  # a failure is not an abstention
     return record
+
+
+def _ask(
+    item: EvalItem,
+    mode: str,
+    query: QueryFn,
+    clock: Callable[[], float],
+    start: float,
+    record: Record,
+    events: dict[str, Any],
+) -> float | None:
+    """One attempt: its events into `events` and `record`; the seconds to wait before asking again when it
+    was refused with 429 before any event (None: judge what came back)."""
+    try:
+        for event in query(item, mode):
+            if record.time_to_first_event_ms is None:
+                record.time_to_first_event_ms = round((clock() - start) * 1000, 1)
+            if isinstance(event, TraceEvent) and event.step == ROUTING_STEP and record.routing is None:
+                record.routing = event.message
+            elif isinstance(event, TextEvent):
+                events["answer"].append(event.delta)
+            elif isinstance(event, ResultEvent):
+                events["result"] = event
+            elif isinstance(event, ErrorEvent):
+                record.error = f"{event.code}: {event.message}"
+            elif isinstance(event, DoneEvent):
+                events["done"] = event
+    except Exception as error:  # a broken connection or bad response is a failed record, not a crash
+        status, retry_after = getattr(error, "status", None), getattr(error, "retry_after", None)
+        if status == 429 and record.time_to_first_event_ms is None and record.throttled + 1 < THROTTLED_ATTEMPTS:
+            return min(float(retry_after or 1.0), MAX_RETRY_AFTER_SECONDS)
+        record.error = f"{type(error).__name__}: {error}"
+    return None
 
 
 def load_records(path: Path) -> dict[tuple[str, str], Record]:

@@ -48,6 +48,37 @@ def scripted(item, mode):
     yield done("retrieve" if mode == "auto" else mode)
 
 
+def throttled_first(refusals: int, retry_after: float | None = 2.0):
+    """A query refused with HTTP 429 `refusals` times before it streams (the tenant's fair share)."""
+    from client.endpoint_client import EndpointHTTPError
+
+    calls = {"n": 0}
+
+    def query(item, mode):
+        calls["n"] += 1
+        if calls["n"] <= refusals:
+            raise EndpointHTTPError(429, "tenant_quota_exceeded", "over its share", retry_after)
+        yield from scripted(item, mode)
+
+    return query
+
+
+def test_a_question_refused_with_429_is_asked_again_after_retry_after_and_judged():
+    waits: list[float] = []
+    record = collect(ITEMS[0], "agentic", throttled_first(2), sleep=waits.append)
+    assert waits == [2.0, 2.0] and record.throttled == 2
+    assert record.error is None and record.stop_reason == "complete" and record.gold_ranks == [2]
+
+
+def test_throttled_retries_are_bounded_and_the_last_refusal_is_the_records_error():
+    from client.evaluation.runner import MAX_RETRY_AFTER_SECONDS, THROTTLED_ATTEMPTS
+
+    waits: list[float] = []
+    record = collect(ITEMS[0], "agentic", throttled_first(99, retry_after=600), sleep=waits.append)
+    assert waits == [MAX_RETRY_AFTER_SECONDS] * (THROTTLED_ATTEMPTS - 1)
+    assert record.error is not None and "429 tenant_quota_exceeded" in record.error
+
+
 def test_collect_judges_the_ranking_and_keeps_timings_cost_and_routing():
     ticks = iter([0.0, 0.010, 0.050])
     record = collect(ITEMS[1], "auto", scripted, clock=lambda: next(ticks))
