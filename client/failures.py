@@ -162,7 +162,7 @@ def _endpoint(error: BaseException) -> Found:
     if isinstance(error, ec.EndpointHTTPError):
         if error.code == "deadline":
             return str(error), ExitCode.DEADLINE
-        return f"{error}{_http_fix(error.status)}", ExitCode.UNAVAILABLE
+        return f"{error}{_http_fix(error.status, error.retry_after)}", ExitCode.UNAVAILABLE
     if isinstance(error, ec.EndpointConnectionError):
         from client.sigv4 import is_local
 
@@ -179,10 +179,10 @@ def _endpoint(error: BaseException) -> Found:
     return None
 
 
-def _http_fix(status: int) -> str:
+def _http_fix(status: int, retry_after: float | None) -> str:
     if status in (401, 403):
         return " (refused: check --profile/AWS_PROFILE and that the tenant lists your role: `akb policy`)"
-    if status == 429:
+    if status == 429 and retry_after is None:  # with one, the endpoint's own "(retry after N s)" says it
         return " (throttled: try again later)"
     return ""
 
