@@ -44,17 +44,20 @@ async def handle_query(service: Service, request: Request) -> Response:
     started = time.monotonic()
     cid = intake.correlation_id(request)
     record = RequestRecord(cid, RequestLog(cid, service.settings.tenant), started)
+    relay: Relay | None = None
     try:
         accepted = await intake.accept(service, request, record.log)
         if accepted is None:  # hung up mid-body: one record, no traceback, nobody to answer
             finish(service, record, Ending("client_closed", streamed=False, detail=_ABANDONED))
             return Response(status_code=400)
         record.query, record.memory = accepted.query, accepted.memory
+        relay = _start(service, record, accepted)  # first: the upstream call is on its way while we log
         log_request(record.log, accepted.query, accepted.user_id, accepted.memory)
-        relay = _start(service, record, accepted)
     except errors.ApiError as error:
         return _refused(service, record, error)
     except Exception:  # a bug of ours before any event: a 500 without the traceback, still finished
+        if relay is not None:  # the upstream call already started: end it
+            relay.cancel()
         record.log.exception("endpoint error before streaming")
         return _refused(service, record, errors.internal_api_error())
     first = await _first_item(relay, request)
