@@ -9,6 +9,9 @@ BIN := $(VENV)/bin
 CDK := npx --no-install cdk
 export JSII_SILENCE_WARNING_END_OF_LIFE_NODE_VERSION := 20
 export PYTHONDONTWRITEBYTECODE := 1
+# Tests keep compiled modules (and pytest's rewritten test modules) out of the tree, in one cache that every
+# worker and every child process (akb local, akb ask ...) reuses: a run compiles nothing the previous one did.
+TEST_BYTECODE := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/.build/pycache
 
 .PHONY: help setup synth synth-pipeline deploy-pipeline test test-fast lint typecheck fmt clean deploy diff lock validate local emulator scan checkov-lock eval-doc playground-screenshot
 
@@ -63,12 +66,11 @@ validate: $(BIN)/.installed  ## Check ENV's config without synthesizing
 	$(BIN)/akb validate --env $(ENV) --config $(CONFIG)
 
 test: setup  ## Run every test (unit, synth, endpoint, end-to-end against the local emulator)
-	$(BIN)/python -m pytest -n 2 --dist loadgroup
+	$(TEST_BYTECODE) $(BIN)/python -m pytest -n 3 --dist loadgroup
 
 # Two xdist workers, like `make test`: the unit tests are many small ones, and one core each halves the wait.
 test-fast: $(BIN)/.installed  ## Unit tests only (no synth, no server, no subprocess): seconds, for the edit loop
-	PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/.build/pycache \
-		$(BIN)/python -m pytest -n 2 $(FAST_TESTS) -m "not synth and not server and not slow"
+	$(TEST_BYTECODE) $(BIN)/python -m pytest -n 2 $(FAST_TESTS) -m "not synth and not server and not slow"
 
 local: $(BIN)/.installed  ## akb local: the emulator + the first tenant's endpoint on 127.0.0.1 (Ctrl-C stops)
 	$(BIN)/akb local --env $(ENV) --config $(CONFIG)

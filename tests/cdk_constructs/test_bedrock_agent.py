@@ -4,6 +4,8 @@ Bedrock makes a version) exactly when the definition differs; an unchanged agent
 
 from __future__ import annotations
 
+import functools
+
 import pytest
 
 from tests.cdk_constructs.probe import example_project, resources, template_of, tenant_stack
@@ -19,9 +21,15 @@ def _alias_and_agent(**agent_updates) -> tuple[str, dict]:
     return alias["Properties"]["Description"], definition["Properties"]
 
 
+@functools.cache
+def _example_alias_and_agent() -> tuple[str, dict]:
+    """The example's alias and agent, synthesized once for the module (each synth takes seconds)."""
+    return _alias_and_agent()
+
+
 def test_a_changed_instruction_changes_the_alias_and_the_same_definition_keeps_it():
-    original, agent = _alias_and_agent()
-    again, _ = _alias_and_agent()
+    original, agent = _example_alias_and_agent()
+    again, _ = _alias_and_agent()  # a second synth of the same definition
     changed, changed_agent = _alias_and_agent(instruction=agent["Instruction"] + " Cite every source.")
     assert changed_agent["Instruction"] != agent["Instruction"]
     assert again == original
@@ -29,6 +37,6 @@ def test_a_changed_instruction_changes_the_alias_and_the_same_definition_keeps_i
 
 
 def test_a_changed_session_ttl_changes_the_alias_too():
-    original, agent = _alias_and_agent()
+    original, agent = _example_alias_and_agent()
     changed, _ = _alias_and_agent(idle_session_ttl_seconds=agent["IdleSessionTTLInSeconds"] + 60)
     assert changed != original
