@@ -123,10 +123,22 @@ def _check_retrieval_query(query: Any) -> None:
         or not isinstance(text, str)
         or not 1 <= len(text) <= MAX_TEXT_CHARS
         or not visible(text)
+        or not _encodes(text)
     ):
         raise InvalidArguments(
-            f'retrievalQuery must be {{"text": "<the question>"}}: 1 to {MAX_TEXT_CHARS} characters, not blank'
+            f'retrievalQuery must be {{"text": "<the question>"}}: 1 to {MAX_TEXT_CHARS} characters, not blank, '
+            "whole characters (no lone UTF-16 surrogate)"
         )
+
+
+def _encodes(text: str) -> bool:
+    """Whether `text` is text: a lone surrogate (a `\\ud800` escape without its pair) has no UTF-8 form, so
+    the endpoint refuses it (lambdas/endpoint/request.py) and so does its gateway."""
+    try:
+        text.encode("utf-8")
+    except UnicodeEncodeError:
+        return False
+    return True
 
 
 def _requested_user_id(user_context: Any) -> str | None:

@@ -126,6 +126,7 @@ def test_a_malformed_filter_is_refused_naming_the_spot(filter_, words):
         {"text": "q", "type": "IMAGE"},
         {"text": 3},
         {"text": "q" * (MAX_TEXT_CHARS + 1)},
+        {"text": "on-call \ud800"},  # a lone surrogate: not text, as the endpoint says
     ],
 )
 def test_the_retrieve_query_must_be_one_visible_text(query):
