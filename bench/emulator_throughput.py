@@ -24,7 +24,10 @@ import boto3
 from botocore.config import Config
 
 ROOT = Path(__file__).resolve().parent.parent
-RESULTS = ROOT / "bench" / "RESULTS.md"
+sys.path.insert(0, str(ROOT))
+
+from bench.results_file import RESULTS, append_result  # noqa: E402
+
 QUESTION = "Which team owns the feature behind the error in ticket TCK-1183, and which version fixed it?"
 
 
@@ -110,12 +113,7 @@ def main() -> None:
     ]
     print("\n".join(table))
     if not args.no_record:
-        heading = "## Emulator throughput"
-        existing = RESULTS.read_text() if RESULTS.exists() else "# Benchmark results\n"
-        if heading not in existing:
-            existing = existing.rstrip("\n") + f"\n\n{heading}\n"
         entry = [
-            "",
             f"### {dt.date.today().isoformat()}: nproc {os.cpu_count()}, {platform.machine()},"
             f" Python {platform.python_version()}",
             "",
@@ -126,7 +124,7 @@ def main() -> None:
             "",
             "Command: `PYTHONPATH=. .venv/bin/python bench/emulator_throughput.py`",
         ]
-        RESULTS.write_text(existing.rstrip("\n") + "\n" + "\n".join(entry) + "\n")
+        append_result("## Emulator throughput", "\n".join(entry), RESULTS)  # at the end of its own section
         print(f"appended to {RESULTS.relative_to(ROOT)}")
 
 

@@ -7,6 +7,7 @@ and also split into their parts, so both `ACME-4012` and `bulk export` find them
 
 from __future__ import annotations
 
+import functools
 import re
 
 STOPWORDS_TEXT = """a about above after again all also am an and any are as at be because been before being
@@ -38,6 +39,14 @@ def words(text: str) -> list[str]:
 
 def tokenize(text: str) -> list[str]:
     """Index/query terms: lower-cased, stemmed, stopwords dropped, compounds plus their parts."""
+    return list(_terms(text))
+
+
+# The same passages and questions are tokenized on every request (ranking, planning, sufficiency):
+# remembered per text, as the pure function of it they are. A bounded cache: a long-running emulator
+# over a large corpus keeps the most recent texts only.
+@functools.lru_cache(maxsize=16_384)
+def _terms(text: str) -> tuple[str, ...]:
     terms: list[str] = []
     for word in words(text):
         parts = [p for p in re.split(r"[-_.]", word) if p]
@@ -48,7 +57,7 @@ def tokenize(text: str) -> list[str]:
             terms.append(stem(whole))
         if len(parts) > 1:
             terms.extend(stem(p.lower()) for p in parts if p.lower() not in STOPWORDS)
-    return terms
+    return tuple(terms)
 
 
 def content_words(text: str) -> list[str]:
@@ -109,6 +118,7 @@ def root(word: str) -> str:
     return word[:-1] if word.endswith("e") and len(word) > 3 else word
 
 
+@functools.lru_cache(maxsize=16_384)  # immutable result, same texts on every request (see _terms)
 def roots(text: str) -> frozenset[str]:
     """The roots of `text`'s terms (tokenize()'s words and parts, each through root())."""
     return frozenset(root(term) for term in tokenize(text))
