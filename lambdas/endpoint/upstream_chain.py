@@ -15,7 +15,8 @@ A wrapper may, in `open()` (blocking is fine: it runs on the worker thread):
 - take another mode: `plan.source("retrieve").open(policy)` (a quota check degrading `auto`);
 - refuse: raise `ApiError` (status, code, message), which reaches the caller as that HTTP answer
   before any event, or as an `error` event after (a quota check's 429).
-Adding one is its class and one entry in `Service.wrappers` (service.py), nothing else.
+A decision a retry must not take again (a lookup, a token) goes through `FirstAttempt`
+(first_attempt.py). Adding one is its class and one entry in `Service.wrappers` (service.py), nothing else.
 """
 
 from __future__ import annotations

@@ -23,6 +23,7 @@ from contract.events import Event
 from lambdas.endpoint.cache.entry import EntryRecorder
 from lambdas.endpoint.cache.replay import ReplayUpstream
 from lambdas.endpoint.cache.result_cache import Decision, ResultCache
+from lambdas.endpoint.first_attempt import FirstAttempt
 from lambdas.endpoint.run_stats import CacheUse, RunStats
 
 if TYPE_CHECKING:
@@ -44,28 +45,24 @@ class CachedSource:
         self._cache = cache
         self._inner = inner
         self._plan = plan
-        self._decision: Decision | None = None
-        self._lock = threading.Lock()
+        self._decision = FirstAttempt(self._decide)
 
     def _decide(self) -> Decision:
-        """The cache's decision, taken on the first attempt only (a retry re-opens the inner source)."""
-        with self._lock:
-            if self._decision is None:
-                plan = self._plan
-                decision = self._cache.decide(plan.query, plan.user_id, plan.query.cache_bypass)
-                plan.log.info(
-                    "cache",
-                    cache=decision.outcome,
-                    reason=decision.reason,
-                    lookup_ms=decision.lookup_ms,
-                    stale=decision.stale,
-                    acl_denied=decision.acl_denied,
-                )
-                self._decision = decision
-            return self._decision
+        """The cache's decision and its log record (once per request: FirstAttempt)."""
+        plan = self._plan
+        decision = self._cache.decide(plan.query, plan.user_id, plan.query.cache_bypass)
+        plan.log.info(
+            "cache",
+            cache=decision.outcome,
+            reason=decision.reason,
+            lookup_ms=decision.lookup_ms,
+            stale=decision.stale,
+            acl_denied=decision.acl_denied,
+        )
+        return decision
 
     def open(self, policy: RetryPolicy) -> Upstream:
-        decision = self._decide()
+        decision = self._decision.get()
         use = CacheUse(decision.outcome, decision.reason, decision.stale, decision.acl_denied)  # type: ignore[arg-type]
         if decision.outcome == "hit":
             return ReplayUpstream(decision, self._plan.started, use)

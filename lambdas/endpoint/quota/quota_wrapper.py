@@ -13,7 +13,6 @@ Requests that need no agentic call (mode `retrieve`, `auto` routed to retrieve) 
 
 from __future__ import annotations
 
-import threading
 import time
 from collections.abc import Iterator
 from dataclasses import replace
@@ -21,6 +20,7 @@ from typing import TYPE_CHECKING
 
 from contract.events import Event, TraceEvent
 from lambdas.endpoint.api_errors import ApiError
+from lambdas.endpoint.first_attempt import FirstAttempt
 from lambdas.endpoint.quota.fair_share import Admission, FairShare
 from lambdas.endpoint.routing import ROUTING_STEP, route
 from lambdas.endpoint.run_stats import QuotaUse, RunStats
@@ -54,26 +54,23 @@ class FairShareSource:
         self._fair_share = fair_share
         self._inner = inner
         self._plan = plan
-        self._admission: Admission | None = None
-        self._lock = threading.Lock()
+        self._admission = FirstAttempt(self._decide)
 
     def _decide(self) -> Admission:
-        """The decision, taken on the first attempt only."""
-        with self._lock:
-            if self._admission is None:
-                admission = self._admission = self._fair_share.admit()
-                self._plan.log.info(
-                    "quota",
-                    quota_path=admission.path,
-                    round_trips=admission.round_trips,
-                    check_ms=admission.check_ms,
-                    retry_after=admission.retry_after_seconds or None,
-                    fallback=admission.fallback,
-                )
-            return self._admission
+        """The fair share's decision and its log record (once per request: FirstAttempt)."""
+        admission = self._fair_share.admit()
+        self._plan.log.info(
+            "quota",
+            quota_path=admission.path,
+            round_trips=admission.round_trips,
+            check_ms=admission.check_ms,
+            retry_after=admission.retry_after_seconds or None,
+            fallback=admission.fallback,
+        )
+        return admission
 
     def open(self, policy: RetryPolicy) -> Upstream:
-        admission = self._decide()
+        admission = self._admission.get()
         use = QuotaUse(admission.path, admission.round_trips, admission.check_ms, admission.fallback is not None)
         if admission.admitted:
             return QuotaUpstream(self._inner.open(policy), use)
