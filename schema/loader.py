@@ -11,12 +11,20 @@ from schema.common import NAME_PATTERN
 from schema.config_errors import ConfigError, Problem
 from schema.environment import Environment
 from schema.front_door_checks import front_door_file_problems, tenant_front_door
-from schema.name_clashes import name_clash_problems
+from schema.name_clashes import name_clash_problems, nested_prefix_problems
 from schema.quality_config import quality_file_problems
 from schema.quota_shares import share_problems
 from schema.resource_ownership import ownership_problems
 from schema.tenant import Tenant
-from schema.yaml_files import MAX_FILE_BYTES, available, environment_tenants, named_tenants, parse_file, read_yaml
+from schema.yaml_files import (
+    MAX_FILE_BYTES,
+    available,
+    environment_places,
+    environment_tenants,
+    named_tenants,
+    parse_file,
+    read_yaml,
+)
 
 __all__ = ["MAX_FILE_BYTES", "Project", "available", "load_project", "parse_file", "read_yaml"]
 
@@ -50,6 +58,7 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
     listing = {**environment_tenants(config_dir), env_name: list(tenant_names)}
     problems.extend(ownership_problems(config_dir, env_name, listing))
     problems.extend(name_clash_problems(config_dir, env_name, listing))
+    problems.extend(nested_prefix_problems(config_dir, env_name, environment_places(config_dir)))
     if environment is not None:
         problems.extend(partition_problems(env_file, environment, environment.region, env_file))
         problems.extend(share_problems(env_file, tenants_dir, environment, tenants))

@@ -7,6 +7,11 @@ resources. In one account their roles, log groups, parameters and alarms would m
 naming scheme would rename (replace) every deployed resource, so the config is refused instead,
 naming both files; every environment file of the config is read (leniently) for it (the loader
 passes what each lists).
+
+Two environments whose prefixes nest (`akb-dev`, `akb-dev-x`) produce no common name, but the wider
+one's wildcard grants do reach the other's resources when both live in one account and region: its
+alarm topic admits `alarm:akb-dev-*`, its `akb verify` role may invoke `function:akb-dev-*-endpoint`.
+Such a pair is refused too unless their files put them in different accounts or regions.
 """
 
 from __future__ import annotations
@@ -73,3 +78,35 @@ def name_clash_problems(config_dir: Path, env_name: str, listing: dict[str, list
         )
         for (mine, other), name in clashes.items()
     ]
+
+
+def nested_prefix_problems(
+    config_dir: Path, env_name: str, places: dict[str, tuple[str | None, str | None]]
+) -> list[Problem]:
+    """A Problem for each environment whose resource prefix nests with `env_name`'s (one is the other
+    plus `-...`) and which may share its account and region; `places`: every environment's
+    (account, region) as its file gives them (None: not given, so it may be anywhere)."""
+    mine = resource_prefix(env_name)
+    here = places.get(env_name, (None, None))
+    env_file = config_dir / "environments" / f"{env_name}.yaml"
+    problems = []
+    for other, there in sorted(places.items()):
+        theirs = resource_prefix(other)
+        if other == env_name or not (theirs.startswith(f"{mine}-") or mine.startswith(f"{theirs}-")):
+            continue
+        if not all(a is None or b is None or a == b for a, b in zip(here, there, strict=True)):
+            continue
+        wider, narrower = (env_name, other) if theirs.startswith(f"{mine}-") else (other, env_name)
+        wide = resource_prefix(wider)
+        grants = f"its alarm topic's alarm:{wide}-*, the akb verify role's function:{wide}-*-endpoint"
+        problems.append(
+            Problem(
+                str(env_file),
+                "",
+                f"environments {env_name} and {other} ({config_dir / 'environments' / f'{other}.yaml'}) may deploy "
+                f"into the same account and region, and {resource_prefix(narrower)} begins with {wide}-: "
+                f"{wider}'s wildcard grants ({grants}) would reach {narrower}'s resources; give the two files "
+                "different `account` or `region` values, or rename the environment that is not deployed yet",
+            )
+        )
+    return problems

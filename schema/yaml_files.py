@@ -160,3 +160,17 @@ def environment_tenants(config_dir: Path) -> dict[str, list[str]]:
         for name in available(directory)
         if NAME_PATTERN.fullmatch(name)
     }
+
+
+def environment_places(config_dir: Path) -> dict[str, tuple[str | None, str | None]]:
+    """Every environment file's `account` and `region`, read leniently: None where a file omits one (an
+    environment-agnostic synth can be deployed anywhere) or holds something that is not text."""
+    directory = config_dir / "environments"
+    places: dict[str, tuple[str | None, str | None]] = {}
+    for name in available(directory):
+        if NAME_PATTERN.fullmatch(name):
+            data, _ = read_yaml(directory / f"{name}.yaml")
+            fields = data if isinstance(data, dict) else {}
+            account, region = fields.get("account"), fields.get("region")
+            places[name] = (account if isinstance(account, str) else None, region if isinstance(region, str) else None)
+    return places

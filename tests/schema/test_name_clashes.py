@@ -24,9 +24,11 @@ def _tenant(config_copy, name: str) -> None:
     shutil.copy(config_copy.path("tenants", "acme"), config_copy.path("tenants", name))
 
 
-def _environment(config_copy, name: str, tenants: list[str]) -> None:
+def _environment(config_copy, name: str, tenants: list[str], **fields) -> None:
+    """A copy of dev named `name`; in another region unless `fields` say otherwise (same account and region
+    with a nesting name is a problem of its own: the last tests)."""
     data = config_copy.read("environments", "dev")
-    config_copy.write("environments", name, {**data, "tenants": tenants})
+    config_copy.write("environments", name, {**data, "region": "eu-west-1", "tenants": tenants, **fields})
 
 
 def test_tenant_x_y_of_dev_and_tenant_y_of_dev_x_are_refused_in_both_environments(config_copy):
@@ -67,3 +69,30 @@ def test_distinct_names_and_unreadable_other_environments_do_not_clash(config_co
     config_copy.path("environments", "broken").write_text("tenants: [[[\n")
     assert list(load_project(config_copy.root, "dev").tenants) == ["acme", "globex"]
     assert list(load_project(config_copy.root, "dev-eu").tenants) == ["acme"]
+
+
+def test_nesting_environments_in_one_account_and_region_are_refused_in_both(config_copy):
+    """dev's alarm topic admits alarm:akb-dev-* and its verify role may invoke function:akb-dev-*-endpoint:
+    in one account and region, environment dev-x's alarms and endpoints are among them."""
+    _environment(config_copy, "dev-x", ["globex"], region="us-west-2")
+    dev, dev_x = config_copy.path("environments", "dev"), config_copy.path("environments", "dev-x")
+    (in_dev,) = _problems(config_copy, "dev")
+    assert in_dev.startswith(f"{dev}: environments dev and dev-x ({dev_x}) may deploy into the same account")
+    assert "akb-dev-x begins with akb-dev-" in in_dev and "alarm:akb-dev-*" in in_dev
+    (in_dev_x,) = _problems(config_copy, "dev-x")
+    assert in_dev_x.startswith(f"{dev_x}: environments dev-x and dev ({dev})")
+
+
+def test_an_environment_without_an_account_may_be_anywhere_so_it_is_refused_too(config_copy):
+    _environment(config_copy, "dev-x", ["globex"], region="us-west-2")
+    config_copy.edit("environments", "dev-x", lambda e: e.pop("account"))
+    (problem,) = _problems(config_copy, "dev")
+    assert "environments dev and dev-x" in problem
+
+
+def test_nesting_environments_in_other_accounts_or_regions_are_fine(config_copy):
+    _environment(config_copy, "dev-x", ["globex"], account="210987654321")
+    config_copy.edit("environments", "dev-x", lambda e: e.pop("quality_gate_role_arn"))  # dev's account's role
+    _environment(config_copy, "dev-y", ["globex"])  # another region
+    for env in ("dev", "dev-x", "dev-y"):
+        assert list(load_project(config_copy.root, env).tenants)
