@@ -16,10 +16,10 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Iterator
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
 from contract.events import Event
+from lambdas.endpoint.amended_upstream import AmendedUpstream
 from lambdas.endpoint.cache.entry import EntryRecorder
 from lambdas.endpoint.cache.replay import ReplayUpstream
 from lambdas.endpoint.cache.result_cache import Decision, ResultCache
@@ -70,35 +70,17 @@ class CachedSource:
         if decision.outcome == "miss":
             return RecordingUpstream(inner, use, self._cache, decision, self._plan, policy)
         if decision.outcome == "bypass":
-            return AnnotatedUpstream(inner, use)
+            return AmendedUpstream(inner, cache=use)
         return inner  # off
 
 
-class AnnotatedUpstream:
-    """The inner upstream as is; its statistics say how the cache took part."""
-
-    def __init__(self, inner: Upstream, use: CacheUse) -> None:
-        self._inner = inner
-        self._use = use
-
-    def __iter__(self) -> Iterator[Event]:
-        return iter(self._inner)
-
-    def close(self) -> None:
-        self._inner.close()
-
-    @property
-    def stats(self) -> RunStats:
-        return replace(self._inner.stats, cache=self._use)
-
-
-class RecordingUpstream(AnnotatedUpstream):
+class RecordingUpstream(AmendedUpstream):
     """A miss: records the inner upstream's events as they pass; stores them on a clean close."""
 
     def __init__(
         self, inner: Upstream, use: CacheUse, cache: ResultCache, decision: Decision, plan: Plan, policy: RetryPolicy
     ) -> None:
-        super().__init__(inner, use)
+        super().__init__(inner, cache=use)
         self._cache = cache
         self._decision = decision
         self._plan = plan

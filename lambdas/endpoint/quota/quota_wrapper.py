@@ -14,16 +14,15 @@ Requests that need no agentic call (mode `retrieve`, `auto` routed to retrieve) 
 from __future__ import annotations
 
 import time
-from collections.abc import Iterator
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from contract.events import Event, TraceEvent
+from contract.events import TraceEvent
+from lambdas.endpoint.amended_upstream import AmendedUpstream
 from lambdas.endpoint.api_errors import ApiError
 from lambdas.endpoint.first_attempt import FirstAttempt
 from lambdas.endpoint.quota.fair_share import Admission, FairShare
 from lambdas.endpoint.routing import ROUTING_STEP, route
-from lambdas.endpoint.run_stats import QuotaUse, RunStats
+from lambdas.endpoint.run_stats import QuotaUse
 
 if TYPE_CHECKING:
     from lambdas.endpoint.modes import Upstream
@@ -73,13 +72,13 @@ class FairShareSource:
         admission = self._admission.get()
         use = QuotaUse(admission.path, admission.round_trips, admission.check_ms, admission.fallback is not None)
         if admission.admitted:
-            return QuotaUpstream(self._inner.open(policy), use)
+            return AmendedUpstream(self._inner.open(policy), quota=use)
         plan = self._plan
         if plan.query.mode == "auto":
             from lambdas.endpoint.modes.auto import RoutedUpstream  # the Routing trace, then the path taken
 
             routed = RoutedUpstream("retrieve", _degraded_trace(plan, admission), plan.source("retrieve").open(policy))
-            return QuotaUpstream(routed, use, degraded="quota")
+            return AmendedUpstream(routed, quota=use, degraded="quota")
         raise _refusal(plan, admission)
 
 
@@ -115,22 +114,3 @@ def _refusal(plan: Plan, admission: Admission) -> ApiError:
         {"Retry-After": str(seconds)},
         detail=f"fair share refused: round_trips={admission.round_trips} fallback={admission.fallback}",
     )
-
-
-class QuotaUpstream:
-    """The inner upstream as is; its stats say how fair sharing decided (and why a lesser path answered)."""
-
-    def __init__(self, inner: Upstream, use: QuotaUse, *, degraded: str | None = None) -> None:
-        self._inner = inner
-        self._use = use
-        self._degraded = degraded
-
-    def __iter__(self) -> Iterator[Event]:
-        return iter(self._inner)
-
-    def close(self) -> None:
-        self._inner.close()
-
-    @property
-    def stats(self) -> RunStats:
-        return replace(self._inner.stats, quota=self._use, degraded=self._degraded)
