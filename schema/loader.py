@@ -19,8 +19,7 @@ from schema.tenant import Tenant
 from schema.yaml_files import (
     MAX_FILE_BYTES,
     available,
-    environment_places,
-    environment_tenants,
+    environment_sketches,
     named_tenants,
     parse_file,
     read_yaml,
@@ -55,10 +54,12 @@ def load_project(config_dir: Path | str = DEFAULT_CONFIG_DIR, env_name: str = DE
     problems.extend(tenant_problems)
     problems.extend(_misnamed_tenant_files(tenants_dir))
     # What every environment of the config deploys: secrets, buckets and names span environments.
-    listing = {**environment_tenants(config_dir), env_name: list(tenant_names)}
+    sketches = environment_sketches(config_dir)
+    listing = {**{name: sketch.tenants for name, sketch in sketches.items()}, env_name: list(tenant_names)}
     problems.extend(ownership_problems(config_dir, env_name, listing))
     problems.extend(name_clash_problems(config_dir, env_name, listing))
-    problems.extend(nested_prefix_problems(config_dir, env_name, environment_places(config_dir)))
+    places = {name: (sketch.account, sketch.region) for name, sketch in sketches.items()}
+    problems.extend(nested_prefix_problems(config_dir, env_name, places))
     if environment is not None:
         problems.extend(partition_problems(env_file, environment, environment.region, env_file))
         problems.extend(share_problems(env_file, tenants_dir, environment, tenants))

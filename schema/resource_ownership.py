@@ -83,7 +83,7 @@ def ownership_problems(config_dir: Path, env_name: str, listing: dict[str, list[
     """Problems of the environment's tenants: each field naming a resource another tenant of the
     config also names (both sides are reported: the loader cannot know which tenant is the rightful
     one), and each field naming a platform bucket. `listing`: every environment of the config with
-    the tenants it deploys (environment_tenants). Files that are not YAML mappings are skipped
+    the tenants it deploys (yaml_files.environment_sketches). Files that are not YAML mappings are skipped
     (their own problem is reported)."""
     tenants_dir = config_dir / "tenants"
     tenant_names = listing[env_name]

@@ -15,6 +15,7 @@ Each refusal is a Problem naming the file (and line), never a traceback.
 
 from __future__ import annotations
 
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
@@ -143,34 +144,41 @@ def available(directory: Path) -> list[str]:
 
 def named_tenants(env_file: Path) -> list[str] | None:
     """The `tenants:` list of an environment file read leniently (the file may fail validation), each
-    name once; None when it is not a list of names. Checks that span environments read other
-    environments' files this way."""
+    name once; None when it is not a list of names."""
     data, _ = read_yaml(env_file)
+    return _tenant_names(data)
+
+
+def _tenant_names(data: Any) -> list[str] | None:
     named = data.get("tenants") if isinstance(data, dict) else None
     if isinstance(named, list) and all(isinstance(name, str) and NAME_PATTERN.fullmatch(name) for name in named):
         return list(dict.fromkeys(named))
     return None
 
 
-def environment_tenants(config_dir: Path) -> dict[str, list[str]]:
-    """Every environment file of the config (by name) with the tenants it lists, read leniently."""
-    directory = config_dir / "environments"
-    return {
-        name: named_tenants(directory / f"{name}.yaml") or []
-        for name in available(directory)
-        if NAME_PATTERN.fullmatch(name)
-    }
+@dataclass(frozen=True)
+class EnvironmentSketch:
+    """What checks spanning environments need of another environment's file, read leniently (it may fail
+    validation): the tenants it lists, and its `account` and `region` (None where the file omits one, so
+    an environment-agnostic synth that may be deployed anywhere, or holds something that is not text)."""
+
+    tenants: list[str]
+    account: str | None
+    region: str | None
 
 
-def environment_places(config_dir: Path) -> dict[str, tuple[str | None, str | None]]:
-    """Every environment file's `account` and `region`, read leniently: None where a file omits one (an
-    environment-agnostic synth can be deployed anywhere) or holds something that is not text."""
+def environment_sketches(config_dir: Path) -> dict[str, EnvironmentSketch]:
+    """Every environment file of the config, by name, each read once."""
     directory = config_dir / "environments"
-    places: dict[str, tuple[str | None, str | None]] = {}
+    sketches = {}
     for name in available(directory):
         if NAME_PATTERN.fullmatch(name):
             data, _ = read_yaml(directory / f"{name}.yaml")
             fields = data if isinstance(data, dict) else {}
             account, region = fields.get("account"), fields.get("region")
-            places[name] = (account if isinstance(account, str) else None, region if isinstance(region, str) else None)
-    return places
+            sketches[name] = EnvironmentSketch(
+                _tenant_names(data) or [],
+                account if isinstance(account, str) else None,
+                region if isinstance(region, str) else None,
+            )
+    return sketches
