@@ -31,6 +31,11 @@ def token(**claims: Any) -> str:
     return f"Bearer {part({'alg': 'RS256'})}.{part(claims)}.c2lnbmF0dXJl"
 
 
+# A verified client the tenant does not trust to name end users, and a trusted one (the portal).
+UNTRUSTED_CALLER = token(sub="mallory", client_id="batch-client")
+TRUSTED_CALLER = token(sub="svc", client_id=PORTAL)
+
+
 def event(
     method: str = "tools/call",
     tool: str = AGENTIC_TOOL,

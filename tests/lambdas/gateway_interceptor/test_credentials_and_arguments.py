@@ -14,18 +14,18 @@ from contract.request_body import MAX_TEXT_CHARS, MAX_USER_ID_CHARS
 from lambdas.endpoint.filters import MAX_DEPTH
 from lambdas.gateway_interceptor import mcp_payloads as mcp
 from tests.lambdas.gateway_interceptor.gateway_events import (
-    PORTAL,
     RETRIEVE_TOOL,
+    TRUSTED_CALLER,
+    UNTRUSTED_CALLER,
     event,
     forwarded_arguments,
     question,
     refusal,
     run,
-    token,
 )
 
-VERIFIED = token(sub="mallory", client_id="batch-client")
-FORGED_TRUSTED = token(sub="svc", client_id=PORTAL)
+VERIFIED = UNTRUSTED_CALLER
+FORGED_TRUSTED = TRUSTED_CALLER
 
 
 @pytest.mark.parametrize("second", ["authorization", "AUTHORIZATION", "AuThOrIzAtIoN"])

@@ -13,17 +13,17 @@ import pytest
 from lambdas.gateway_interceptor import mcp_payloads as mcp
 from tests.lambdas.gateway_interceptor.gateway_events import (
     AGENTIC_TOOL,
-    PORTAL,
+    TRUSTED_CALLER,
+    UNTRUSTED_CALLER,
     event,
     forwarded_arguments,
     question,
     refusal,
     run,
-    token,
 )
 
-UNTRUSTED = token(sub="mallory", client_id="batch-client")
-TRUSTED = token(sub="svc", client_id=PORTAL)
+UNTRUSTED = UNTRUSTED_CALLER
+TRUSTED = TRUSTED_CALLER
 
 
 @pytest.mark.parametrize(
