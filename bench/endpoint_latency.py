@@ -220,6 +220,7 @@ def cold_start(repeats: int) -> dict:
         **os.environ,
         "PYTHONPATH": str(ROOT),
         "AKB_TENANT_SETTINGS": settings().to_json(),
+        "AKB_LOCAL_MODE": "1",  # outside local mode the endpoint needs its stack's AKB_PAGE_TOKEN_KEY
         "AWS_REGION": "us-west-2",
         "AWS_ACCESS_KEY_ID": "x",
         "AWS_SECRET_ACCESS_KEY": "x",
@@ -241,12 +242,10 @@ def cold_start(repeats: int) -> dict:
     return {"service_ms": service, "bare_ms": bare, "starlette_ms": measure(COLD_STARLETTE), "repeats": repeats}
 
 
-def start_endpoint(root: Path, emulator_url: str) -> tuple[subprocess.Popen, str]:
-    """`root`'s endpoint through its own lambdas/run.sh, in local mode, in front of the emulator."""
-    port = free_port()
-    env = {
+def endpoint_env(port: int, emulator_url: str) -> dict[str, str]:
+    """lambdas/run.sh's environment for the benchmark's endpoint: local mode, in front of the emulator."""
+    return {
         **os.environ,
-        "PYTHONPATH": str(root),
         "AKB_PYTHON": sys.executable,
         "AWS_LWA_PORT": str(port),
         "AKB_TENANT_SETTINGS": settings().to_json(),
@@ -256,6 +255,12 @@ def start_endpoint(root: Path, emulator_url: str) -> tuple[subprocess.Popen, str
         "AWS_ACCESS_KEY_ID": "x",
         "AWS_SECRET_ACCESS_KEY": "x",
     }
+
+
+def start_endpoint(root: Path, emulator_url: str) -> tuple[subprocess.Popen, str]:
+    """`root`'s endpoint through its own lambdas/run.sh, in local mode, in front of the emulator."""
+    port = free_port()
+    env = {**endpoint_env(port, emulator_url), "PYTHONPATH": str(root)}
     child = subprocess.Popen([str(root / "lambdas" / "run.sh")], env=env, stdout=subprocess.DEVNULL)
     return child, f"http://127.0.0.1:{port}"
 
@@ -320,17 +325,7 @@ def main() -> None:
     emulator_url = f"http://127.0.0.1:{emulator_port}"
     endpoint = subprocess.Popen(
         [str(ROOT / "lambdas" / "run.sh")],
-        env={
-            **os.environ,
-            "AKB_PYTHON": sys.executable,
-            "AWS_LWA_PORT": str(endpoint_port),
-            "AKB_TENANT_SETTINGS": settings().to_json(),
-            "AKB_LOCAL_MODE": "1",
-            "AWS_REGION": "us-west-2",
-            "AWS_ENDPOINT_URL_BEDROCK_AGENT_RUNTIME": emulator_url,
-            "AWS_ACCESS_KEY_ID": "x",
-            "AWS_SECRET_ACCESS_KEY": "x",
-        },
+        env=endpoint_env(endpoint_port, emulator_url),
         stdout=subprocess.DEVNULL,
     )
     url = f"http://127.0.0.1:{endpoint_port}"
