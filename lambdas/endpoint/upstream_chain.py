@@ -9,7 +9,8 @@ pipeline (request_pipeline.py) never learns which wrappers exist.
 A wrapper may, in `open()` (blocking is fine: it runs on the worker thread):
 - pass through: `return inner.open(policy)`;
 - wrap what the inner source opens: observe its events, add to its `stats` (a new snapshot,
-  `dataclasses.replace(inner.stats, ...)`), act on a clean close (the result cache records and
+  `dataclasses.replace(inner.stats, ...)`; `amended_upstream.AmendedUpstream` when that is all),
+  act on a clean close (the result cache records and
   stores this way: cache/cache_wrapper.py; a quality sampler would too);
 - answer without the inner source: an `Upstream` of its own (a cache hit replays its entry);
 - take another mode: `plan.source("retrieve").open(policy)` (a quota check degrading `auto`);
