@@ -199,7 +199,7 @@ module.app_from_environment()
 from lambdas.endpoint.upstream import shared_client
 shared_client()
 from lambdas.endpoint.logs import logger; logger()
-from aws_lambda_powertools.metrics import EphemeralMetrics
+from lambdas.endpoint import request_metrics
 print((time.perf_counter() - t) * 1000)
 """
 COLD_BARE = """

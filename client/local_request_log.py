@@ -1,6 +1,6 @@
 """What `akb local` shows of the endpoint's log: one readable line per request, not its ~25 JSON records.
 
-The endpoint writes structured JSON records (Powertools Logger, contract/log_fields.py) and EMF metric
+The endpoint writes structured JSON records (lambdas/endpoint/logs.py, contract/log_fields.py) and EMF metric
 documents on stdout, as in Lambda. In a terminal, `akb local` prints one line per finished request,
 from its `done` record: time, status, stop reason, iterations, duration, request id; warnings and
 errors as one line each; anything that is not JSON (a traceback, uvicorn's own messages) unchanged.
@@ -16,7 +16,6 @@ from typing import Any
 from contract import log_fields as lf
 
 _LOUD_LEVELS = ("WARNING", "ERROR", "CRITICAL")
-_TIMESTAMP = "%Y-%m-%d %H:%M:%S,%f%z"  # Powertools Logger's default
 
 
 def shown(line: str, verbose: bool = False) -> str | None:
@@ -57,6 +56,6 @@ def request_line(record: dict[str, Any]) -> str:
 
 def _time(record: dict[str, Any]) -> str:
     try:
-        return datetime.strptime(str(record.get("timestamp")), _TIMESTAMP).astimezone().strftime("%H:%M:%S")
+        return datetime.strptime(str(record.get("timestamp")), lf.TIMESTAMP_FORMAT).astimezone().strftime("%H:%M:%S")
     except ValueError:
         return datetime.now().strftime("%H:%M:%S")

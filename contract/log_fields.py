@@ -1,7 +1,7 @@
 """Field names of the endpoint's structured log records: what the service writes, what saved queries read.
 
-The service logs with Powertools Logger (one JSON object per line); keys passed with `extra=` or
-`append_keys` land at the top level of the record, which is how CloudWatch Logs Insights finds
+The service logs one JSON object per line (lambdas/endpoint/logs.py); keys passed with `extra=`
+land at the top level of the record, which is how CloudWatch Logs Insights finds
 them. The saved queries (monitoring/saved_queries.py) are built from these constants, so a renamed key
 changes both sides at once.
 
@@ -18,7 +18,7 @@ Records the queries rely on:
 
 from __future__ import annotations
 
-CORRELATION_ID = "correlation_id"  # Powertools Logger's own key for `logger.set_correlation_id()`
+CORRELATION_ID = "correlation_id"  # the key Powertools Logger uses for it, kept since the endpoint stopped using it
 TENANT = "tenant"
 CALLER = "caller"  # the verified IAM principal ARN, never a value from the request body
 EVENT = "event"  # one of the EVENT_* values below
@@ -32,10 +32,13 @@ ITERATIONS = "iterations"
 STOP_REASON = "stop_reason"  # enums.STOP_REASONS
 ERROR_CODE = "error_code"
 TOOL = "tool"  # gateway interceptor: the MCP tool called (`<target>___<tool>`)
-MESSAGE = "message"  # Powertools Logger's own key
+MESSAGE = "message"  # the record's message (a fixed key, like level, timestamp and service)
 
 EVENT_REQUEST = "request"
 EVENT_TRACE = "trace"
 EVENT_ERROR = "error"
 EVENT_DONE = "done"
 EVENTS = (EVENT_REQUEST, EVENT_TRACE, EVENT_ERROR, EVENT_DONE)
+# Every record's `timestamp`: UTC with milliseconds, "2026-12-01 23:45:19,123+0000" (what Powertools Logger
+# wrote before the endpoint wrote its own records; `akb local` reads it back).
+TIMESTAMP_FORMAT = "%Y-%m-%d %H:%M:%S,%f%z"

@@ -5,7 +5,7 @@ One module, imported by both sides, so a renamed metric breaks a test instead of
 
 from __future__ import annotations
 
-# The endpoint's own metrics (CloudWatch embedded metric format, Powertools Metrics).
+# The endpoint's own metrics (CloudWatch embedded metric format: lambdas/endpoint/request_metrics.py).
 NAMESPACE = "AgenticRetrieval"
 TENANT_DIMENSION = "Tenant"
 ERROR_CODE_DIMENSION = "ErrorCode"
@@ -72,7 +72,7 @@ BEDROCK_RAW_DATA_SIZE = "RawDataSize"  # gigabytes, published after each complet
 
 # The dimension sets each endpoint metric is emitted with: EXACTLY these, no others (CloudWatch
 # identifies a metric by namespace + name + the full set of dimensions, so an extra dimension —
-# e.g. the `service` dimension Powertools Metrics adds when a service name is set — makes a
+# e.g. the `service` dimension Powertools Metrics would add when a service name is set — makes a
 # different metric that no dashboard or alarm reads). Errors is emitted twice per failed request:
 # under [Tenant] (the error-rate alarm divides it by Requests) and under [Tenant, ErrorCode] (the
 # "errors by code" widget); in EMF both sets can sit in one record's `Dimensions`, or in two records.

@@ -4,9 +4,6 @@
 # AKB_PYTHON lets tests pick an interpreter; in Lambda it is the runtime's python3.
 # /var/task holds both the code (lambdas/) and the bundled dependencies, so it is the one path.
 export PYTHONPATH="${LAMBDA_TASK_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}${PYTHONPATH:+:$PYTHONPATH}"
-# pydantic looks for plugins among every installed distribution's entry points on its first model: the
-# endpoint uses none, so skip the scan (cold start: bench/front_door_cold_start.py, bench/RESULTS.md).
-export PYDANTIC_DISABLE_PLUGINS="${PYDANTIC_DISABLE_PLUGINS:-__all__}"
 # Connection limits (the same under `akb local`): a listen backlog for bursts of streams, idle
 # keep-alive connections closed after 5 s, request heads bounded in time and to 16 KiB whether
 # complete or not (the protocol class, http_timeouts.py: 431; h11's incomplete-event bound is the

@@ -33,7 +33,6 @@ DISTRIBUTION = {
     "yaml": "PyYAML",
     "aws_cdk": "aws-cdk-lib",
     "cdk_nag": "cdk-nag",
-    "aws_lambda_powertools": "aws-lambda-powertools",
 }
 # Packages a declared one requires and whose API it exposes (botocore's exceptions, jsii's runtime).
 BUNDLED = {"botocore": "boto3", "urllib3": "boto3", "pydantic_core": "pydantic", "jsii": "aws-cdk-lib"}

@@ -21,7 +21,7 @@ from contract.settings import TenantSettings
 from lambdas.endpoint import identity
 from lambdas.endpoint.api_errors import internal_api_error
 from lambdas.endpoint.local_front_door import LocalApiGateway
-from lambdas.endpoint.logs import logger
+from lambdas.endpoint.logs import log_exception
 from lambdas.endpoint.page_tokens import page_tokens_from_environment
 from lambdas.endpoint.request_pipeline import handle_query
 from lambdas.endpoint.service import Service
@@ -40,7 +40,7 @@ async def _http_error(request: Request, error: Exception) -> Response:
 
 
 async def _unexpected(request: Request, error: Exception) -> Response:
-    logger().exception("unhandled error", extra={"path": request.url.path})
+    log_exception("unhandled error", path=request.url.path)
     failure = internal_api_error()
     return JSONResponse(failure.body(), failure.status)  # never the traceback
 

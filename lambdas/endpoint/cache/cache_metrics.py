@@ -15,7 +15,7 @@ from lambdas.endpoint import request_metrics
 
 
 def document(tenant: str, correlation_id: str, outcome: str, *, stale: bool, acl_denied: bool, duration_ms: int) -> Any:
-    metrics = request_metrics._provider({names.TENANT_DIMENSION: tenant})
+    metrics = request_metrics.MetricSet({names.TENANT_DIMENSION: tenant})
     for name, value in (
         (names.CACHE_HITS, outcome == "hit"),
         (names.CACHE_MISSES, outcome == "miss"),
@@ -27,7 +27,7 @@ def document(tenant: str, correlation_id: str, outcome: str, *, stale: bool, acl
     if outcome == "hit":
         metrics.add_metric(name=names.CACHE_HIT_LATENCY_MS, unit="Milliseconds", value=duration_ms)
     metrics.add_metadata(key="correlation_id", value=correlation_id)
-    return metrics.serialize_metric_set()
+    return metrics.document()
 
 
 def emit(tenant: str, correlation_id: str, decision: Any, duration_ms: int, write: Callable[[str], None]) -> None:

@@ -23,7 +23,7 @@ from contract.settings import TenantSettings
 from lambdas.endpoint.cache.result_cache import ResultCache
 from lambdas.endpoint.cache.store import CacheStore, SqliteStore
 from lambdas.endpoint.cache.versions import ContentVersions
-from lambdas.endpoint.logs import logger
+from lambdas.endpoint.logs import log_warning
 
 AGENT_CLIENT_CONFIG = {
     "retries": {"mode": "standard", "total_max_attempts": 2},
@@ -97,7 +97,7 @@ def cache_from_environment(
         return None
     store = store_from_environment(env)
     if store is None:
-        logger().warning(
+        log_warning(
             "the tenant's config turns the result cache on, but neither %s nor %s names a store: running without it",
             TABLE_ENV,
             PATH_ENV,

@@ -17,7 +17,7 @@ from lambdas.endpoint.run_stats import QuotaUse
 
 
 def document(tenant: str, correlation_id: str, use: QuotaUse, degraded: str | None) -> Any:
-    metrics = request_metrics._provider({names.TENANT_DIMENSION: tenant})
+    metrics = request_metrics.MetricSet({names.TENANT_DIMENSION: tenant})
     for name, value in (
         (names.QUOTA_ADMITTED, use.path in ("guaranteed", "borrowed")),
         (names.QUOTA_BORROWED, use.path == "borrowed"),
@@ -28,7 +28,7 @@ def document(tenant: str, correlation_id: str, use: QuotaUse, degraded: str | No
     metrics.add_metric(name=names.QUOTA_ROUND_TRIPS, unit="Count", value=use.round_trips)
     metrics.add_metric(name=names.QUOTA_CHECK_MS, unit="Milliseconds", value=use.check_ms)
     metrics.add_metadata(key="correlation_id", value=correlation_id)
-    return metrics.serialize_metric_set()
+    return metrics.document()
 
 
 def emit(tenant: str, correlation_id: str, use: QuotaUse, degraded: str | None, write: Callable[[str], None]) -> None:

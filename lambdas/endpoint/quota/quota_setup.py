@@ -15,7 +15,7 @@ from collections.abc import Mapping
 from contract.env_vars import QUOTA_PATH as PATH_ENV
 from contract.env_vars import QUOTA_TABLE as TABLE_ENV
 from contract.settings import TenantSettings
-from lambdas.endpoint.logs import logger
+from lambdas.endpoint.logs import log_warning
 from lambdas.endpoint.quota.bucket_store import BucketStore
 from lambdas.endpoint.quota.fair_share import FairShare
 from lambdas.endpoint.quota.quota_wrapper import FairShareWrapper
@@ -39,7 +39,7 @@ def fair_share_wrapper(settings: TenantSettings, env: Mapping[str, str] = os.env
         return None
     store = bucket_store_from_environment(env)
     if store is None:
-        logger().warning(
+        log_warning(
             "the tenant's settings turn fair sharing on, but neither %s nor %s names the buckets: "
             "admitting agentic requests on this process's guarantee bucket alone",
             TABLE_ENV,

@@ -28,12 +28,12 @@ class Capture(logging.Handler):
 
 @pytest.fixture
 def log_records():
-    powertools = logger()
+    endpoint_logger = logger()
     capture = Capture()
-    capture.setFormatter(powertools.registered_formatter)
-    powertools._logger.addHandler(capture)  # the std logger under Powertools: JSON exactly as shipped
+    capture.setFormatter(endpoint_logger.handlers[0].formatter)  # the stdout handler's: JSON exactly as shipped
+    endpoint_logger.addHandler(capture)
     yield capture.records
-    powertools._logger.removeHandler(capture)
+    endpoint_logger.removeHandler(capture)
 
 
 def query(endpoint, body=QUESTION, headers=None):

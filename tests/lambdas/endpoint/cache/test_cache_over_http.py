@@ -49,7 +49,7 @@ def metric_documents(endpoint, name: str, timeout: float = 5.0) -> list[dict]:
 
 
 def value(document: dict, name: str) -> float:
-    """An EMF metric's value (Powertools writes a one-element list)."""
+    """An EMF metric's value (request_metrics.MetricSet writes a one-element list)."""
     found = document[name]
     return found[0] if isinstance(found, list) else found
 
