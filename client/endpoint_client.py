@@ -17,10 +17,9 @@ import time
 from collections.abc import Iterator, Sequence
 from dataclasses import dataclass, field
 from email.utils import parsedate_to_datetime
-from typing import Any, TypedDict, Unpack
+from typing import TYPE_CHECKING, Any, TypedDict, Unpack
 
 import httpx
-from botocore.credentials import Credentials, ReadOnlyCredentials
 
 from client import sigv4
 from client.sse import ACCEPT, DECODERS, StreamDecodeError, StreamFormat
@@ -35,6 +34,9 @@ from contract.events import (
     TraceEvent,
 )
 from contract.request_body import QUESTION_OR_MESSAGES, BodyError, validate_body
+
+if TYPE_CHECKING:  # botocore loads only to sign (sigv4.py): a local endpoint is never signed
+    from botocore.credentials import Credentials, ReadOnlyCredentials
 
 QUERY_PATH = "/v1/query"
 

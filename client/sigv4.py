@@ -16,13 +16,13 @@ from __future__ import annotations
 import hashlib
 import re
 from collections.abc import Mapping
+from typing import TYPE_CHECKING
 from urllib.parse import urlsplit
 
-from botocore.auth import SigV4Auth
-from botocore.awsrequest import AWSRequest
-from botocore.credentials import Credentials, ReadOnlyCredentials
-
 from client.exit_codes import SetupError
+
+if TYPE_CHECKING:  # botocore loads when a request is signed: `akb ask --local` never pays for it
+    from botocore.credentials import Credentials, ReadOnlyCredentials
 
 SERVICE = "lambda"  # function URLs
 API_SERVICE = "execute-api"  # API Gateway (execute-api host or custom domain)
@@ -82,6 +82,9 @@ def sign(
     all of them with exactly these values; the Host header is derived from `url`, as HTTP clients do.
     `service` defaults to `service_for(url)`.
     """
+    from botocore.auth import SigV4Auth
+    from botocore.awsrequest import AWSRequest
+
     if credentials is None:
         raise SigningError("no AWS credentials to sign with")
     signed_headers = {**headers, "X-Amz-Content-SHA256": payload_hash(body)}
@@ -108,6 +111,8 @@ def default_credentials() -> Credentials:
 
 def frozen(credentials: Credentials | ReadOnlyCredentials) -> ReadOnlyCredentials:
     """One consistent key/secret/token triple, so a refresh never lands mid-signature."""
+    from botocore.credentials import Credentials
+
     if isinstance(credentials, Credentials):
         return credentials.get_frozen_credentials()
     return credentials

@@ -29,23 +29,24 @@ def paths(outcomes) -> Counter:
 def test_a_noisy_neighbour_never_takes_a_tenants_guarantee(make_store):
     settings, clock, store = shares({"noisy": 150, "steady": 150}), Clock(), make_store()
     tenants = {name: fair_share(name, settings[name], store, clock) for name in settings}
-    # noisy asks 5x its share (750 a minute), steady exactly its share (150 a minute), for two minutes
-    outcomes = run({"noisy": 60 / 750, "steady": 60 / 150}, 120, {n: t.admit for n, t in tenants.items()}, clock)
+    # noisy asks 5x its share (750 a minute), steady exactly its share (150 a minute), for a minute
+    # (six times the 10 s burst window: each simulated request is a store round trip, over moto too)
+    outcomes = run({"noisy": 60 / 750, "steady": 60 / 150}, 60, {n: t.admit for n, t in tenants.items()}, clock)
     steady, noisy = paths(outcomes["steady"]), paths(outcomes["noisy"])
     assert steady["refused"] == 0 and steady["guaranteed"] == len(outcomes["steady"])
     admitted = noisy["guaranteed"] + noisy["borrowed"] + steady["guaranteed"]
-    assert admitted <= 5 * 120 + settings["noisy"].account_tokens  # never more than the account's quota
-    assert noisy["guaranteed"] + noisy["borrowed"] >= 150 * 2  # and noisy still has its own share
+    assert admitted <= 5 * 60 + settings["noisy"].account_tokens  # never more than the account's quota
+    assert noisy["guaranteed"] + noisy["borrowed"] >= 150  # and noisy still has its own share
 
 
 def test_idle_capacity_is_lent_up_to_the_burst_limit_and_no_further(make_store):
     clock, store = Clock(), make_store()
     limited = shares({"busy": 100, "idle": 200}, burst={"busy": 180})
     busy = fair_share("busy", limited["busy"], store, clock)
-    outcome = paths(run({"busy": 0.05}, 120, {"busy": busy.admit}, clock)["busy"])  # 1,200 a minute asked
+    outcome = paths(run({"busy": 0.05}, 60, {"busy": busy.admit}, clock)["busy"])  # 1,200 a minute asked
     admitted = outcome["guaranteed"] + outcome["borrowed"]
     capacity = busy.guaranteed.capacity + busy.borrowed.capacity
-    assert outcome["borrowed"] > 0 and 180 * 2 <= admitted <= 180 * 2 + capacity  # its burst limit, not 300
+    assert outcome["borrowed"] > 0 and 180 <= admitted <= 180 + capacity  # a minute of its burst limit, not 300
 
 
 def test_a_guarantee_lent_while_idle_is_there_at_once_when_its_owner_comes_back(make_store):
@@ -60,7 +61,7 @@ def test_a_guarantee_lent_while_idle_is_there_at_once_when_its_owner_comes_back(
 def test_a_decision_takes_one_round_trip_and_a_refusal_memory_proves_takes_none(make_store):
     settings, clock, store = shares({"noisy": 150, "steady": 150}), Clock(), make_store()
     noisy = fair_share("noisy", settings["noisy"], store, clock)
-    outcomes = run({"noisy": 0.05}, 60, {"noisy": noisy.admit}, clock)["noisy"]
+    outcomes = run({"noisy": 0.05}, 30, {"noisy": noisy.admit}, clock)["noisy"]
     admitted = [a.round_trips for a in outcomes if a.admitted]
     assert statistics.median(admitted) == 1 and sum(admitted) <= 1.1 * len(admitted)
     refused = [a.round_trips for a in outcomes if not a.admitted]
@@ -71,10 +72,10 @@ def test_instances_with_stale_memories_never_spend_a_token_twice(make_store):
     settings, clock, store = shares({"acme": 60, "globex": 240}), Clock(), make_store()
     instances = [fair_share("acme", settings["acme"], store, clock) for _ in range(3)]  # three Lambda instances
     turn = iter(range(10**6))
-    outcomes = run({"acme": 0.02}, 60, {"acme": lambda: instances[next(turn) % 3].admit()}, clock)["acme"]
+    outcomes = run({"acme": 0.02}, 30, {"acme": lambda: instances[next(turn) % 3].admit()}, clock)["acme"]
     admitted = sum(a.admitted for a in outcomes)
-    limit = 300 + instances[0].guaranteed.capacity + instances[0].borrowed.capacity  # a minute of its burst limit
-    assert 240 <= admitted <= limit
+    limit = 150 + instances[0].guaranteed.capacity + instances[0].borrowed.capacity  # 30 s of its burst limit
+    assert 120 <= admitted <= limit
     assert all(a.fallback is None for a in outcomes)
 
 
