@@ -11,11 +11,14 @@ What every subcommand gets from here, without declaring it (docs/client.md):
 from __future__ import annotations
 
 import importlib
+import os
+import sys
 import traceback
 
 import click
 
 from client import global_options
+from client.exit_codes import ExitCode
 from client.failures import explain
 from client.output import OUTPUT_CHOICES
 
@@ -75,6 +78,9 @@ class _LazyGroup(click.Group):
             return super().invoke(ctx)
         except (click.exceptions.ClickException, click.exceptions.Exit, click.exceptions.Abort):
             raise
+        except BrokenPipeError:
+            _stdout_to_devnull()  # Python's own flush at exit would write to the closed pipe again
+            ctx.exit(ExitCode.PIPE_CLOSED)
         except Exception as error:
             self._fail(ctx, error)
         except KeyboardInterrupt as error:
@@ -96,6 +102,13 @@ class _LazyGroup(click.Group):
         failure = explain(error, command)
         failure.show()
         ctx.exit(failure.exit_code)
+
+
+def _stdout_to_devnull() -> None:
+    """What the reader of a closed pipe would see is nothing: later writes and the exit's flush go nowhere."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, sys.stdout.fileno())
+    os.close(devnull)
 
 
 def _default_output(ctx: click.Context, param: click.Parameter, value: str | None) -> None:

@@ -30,6 +30,9 @@ class ExitCode(IntEnum):
     CHECKS_FAILED = 6
     INTERNAL = 70  # a bug in akb (sysexits' EX_SOFTWARE): one line, `--debug` for the traceback
     INTERRUPTED = 130  # Ctrl-C (128 + SIGINT, as shells report it)
+    # Whoever read stdout closed it (`akb ask ... | head -1`): nothing more is printed, as a process
+    # ended by SIGPIPE would report it (128 + 13).
+    PIPE_CLOSED = 141
 
 
 MEANINGS: dict[ExitCode, str] = {
@@ -44,6 +47,7 @@ MEANINGS: dict[ExitCode, str] = {
     "an evaluation whose every request failed",
     ExitCode.INTERNAL: "a bug in akb: rerun with --debug and report the traceback",
     ExitCode.INTERRUPTED: "interrupted (Ctrl-C)",
+    ExitCode.PIPE_CLOSED: "stdout's reader closed it (`| head`): the rest is not printed",
 }
 
 

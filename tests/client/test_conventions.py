@@ -215,3 +215,20 @@ def moto_url() -> Iterator[str]:
         yield f"http://{host}:{port}"
     finally:
         server.stop()
+
+
+@pytest.mark.slow  # a real `akb` process: the closed pipe is the operating system's, not CliRunner's
+def test_a_reader_that_closed_stdout_ends_akb_quietly_with_141():
+    import subprocess
+    import sys
+
+    process = subprocess.Popen(
+        [sys.executable, "-m", "client", "policy", *CONFIG, "--tenant", "acme"],
+        cwd=REPO,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
+    process.stdout.close()  # `| head -0`: the reader is gone before the first line is written
+    _, stderr = process.communicate(timeout=60)
+    assert process.returncode == ExitCode.PIPE_CLOSED, stderr
+    assert stderr == b""  # no "internal error", no "Exception ignored" from the exit's flush
