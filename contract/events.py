@@ -5,21 +5,17 @@ one `{"type": <type>, ...}` line. The field names below are the public contract 
 the HTTP API is).
 
 The events are dataclasses, which the service builds by the thousand without validation cost;
-pydantic is their deserialiser: the client rebuilds them from JSON through one `TypeAdapter` per
-type, which validates the nested items and ignores unknown fields (a newer server may add some).
-The adapters are built on first use, so the service's cold start never pays for them.
+the client rebuilds them from JSON with strict_json.py, which checks every field's JSON type and the
+nested items and ignores unknown fields (a newer server may add some).
 """
 
 from __future__ import annotations
 
-import functools
 from dataclasses import asdict, dataclass, field
-from typing import TYPE_CHECKING, Any, ClassVar
+from typing import Any, ClassVar
 
+from contract import strict_json
 from contract.enums import CacheOutcome, StopReason
-
-if TYPE_CHECKING:
-    from pydantic import TypeAdapter
 
 
 @dataclass(frozen=True)
@@ -225,15 +221,9 @@ def event_to_dict(event: Event) -> dict[str, Any]:
 def event_from_dict(event_type: str, data: dict[str, Any]) -> Event:
     """Rebuilds a typed event from its JSON body; unknown fields are ignored (forward compatible).
 
-    Raises ValueError (pydantic's ValidationError is one) when the body does not match the type.
+    Raises ValueError (strict_json.StrictJsonError is one, naming each field's path) when the body does
+    not match the type.
     """
     if event_type not in EVENT_TYPES:
         raise ValueError(f"unknown event type '{event_type}'")
-    return _adapter(event_type).validate_python(data)
-
-
-@functools.cache
-def _adapter(event_type: str) -> TypeAdapter[Event]:
-    from pydantic import TypeAdapter  # the client's import, not the service's
-
-    return TypeAdapter(EVENT_TYPES[event_type])
+    return strict_json.load(EVENT_TYPES[event_type], data, unknown="ignore")
