@@ -63,3 +63,11 @@ def test_records_below_the_configured_level_are_not_written(lines):
         logger.setLevel(configured)
     (record,) = lines()
     assert record["level"] == "WARNING" and record["store"] is None
+
+
+def test_no_field_name_is_one_the_standard_library_reserves_for_the_record_itself():
+    """`extra=` with a key a LogRecord already has (`name`, `module`, `lineno`, ...) raises mid-request."""
+    reserved = set(logging.LogRecord("", 0, "", 0, "", None, None).__dict__) | {"asctime"}
+    fields = {value for name, value in vars(lf).items() if name.isupper() and isinstance(value, str)}
+    fixed = {lf.MESSAGE}  # the record's own message key, written by the formatter, never passed as a field
+    assert (fields - fixed) & reserved == set()
