@@ -9,8 +9,8 @@ present, and every unknown key refused. Errors name the path (`retrievers.0.know
 
 The client reads the endpoint's stream events the same way, with one difference: unknown keys are
 ignored at every level (`unknown="ignore"`), since a newer endpoint may add fields an older client
-does not know. It used pydantic for that, whose import and validators cost every `akb` command that
-reads a stream about as much as the rest of its start (bench/RESULTS.md).
+does not know. It used pydantic for that, whose import and validators were about 40 % of an
+`akb ask --local`'s CPU (bench/RESULTS.md).
 """
 
 from __future__ import annotations
