@@ -29,10 +29,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from bench.endpoint_latency import QUESTION  # noqa: E402
-from bench.front_door_cold_start import BARE, ENDPOINT, cold_env  # noqa: E402
+from bench.front_door_cold_start import ENDPOINT, bare_code, cold_env  # noqa: E402
 from bench.results_file import append_result  # noqa: E402
-from local.emulator import kb_id_for, start_emulator  # noqa: E402
+from local.emulator import start_emulator  # noqa: E402
 
 HEADING = "## Endpoint init in instructions (bench/endpoint_init_instructions.py)"
 CLIENT = "import boto3; boto3.client('bedrock-agent-runtime', region_name='us-west-2')"
@@ -59,8 +58,7 @@ def instructions(python: str, code: str, tree: Path, env: dict[str, str]) -> int
 def measure(python: str, before: Path | None) -> dict[str, int]:
     emulator = start_emulator(port=0, delay_ms=0)
     try:
-        bare = BARE.replace("QUESTION_LITERAL", repr(QUESTION)).replace("KB_LITERAL", repr(kb_id_for("docs")))
-        counts = {"bare boto3 client + the same call": instructions(python, bare, ROOT, emulator.env)}
+        counts = {"bare boto3 client + the same call": instructions(python, bare_code(), ROOT, emulator.env)}
         counts |= {label: instructions(python, code, ROOT, emulator.env) for label, code in STAGES.items()}
         counts["endpoint init (this tree)"] = instructions(python, ENDPOINT, ROOT, emulator.env)
         if before is not None:

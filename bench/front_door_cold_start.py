@@ -32,7 +32,7 @@ sys.path.insert(0, str(ROOT))
 
 from bench.endpoint_latency import HTTP, QUESTION, free_port, percentile, settings, wait_http  # noqa: E402
 from client.commands.local import RUN_SH, endpoint_environment  # noqa: E402
-from local.emulator import start_emulator  # noqa: E402
+from local.emulator import kb_id_for, start_emulator  # noqa: E402
 from tests.endpoint_server import iter_frames  # noqa: E402
 
 # The first request, through the app's ASGI interface (no HTTP client library to import and time).
@@ -70,6 +70,11 @@ stream = client.agentic_retrieve_stream(messages=[{"role": "user", "content": {"
 events = list(stream["stream"])
 print((time.perf_counter() - t) * 1000)
 """
+
+
+def bare_code() -> str:
+    """BARE with the question and the docs knowledge base's emulator id filled in."""
+    return BARE.replace("QUESTION_LITERAL", repr(QUESTION)).replace("KB_LITERAL", repr(kb_id_for("docs")))
 
 
 def tree_of(revision: str, into: Path) -> Path:
@@ -116,12 +121,11 @@ def one(code: str, env: dict[str, str], cwd: Path) -> float:
 
 def init_times(before: Path, repeats: int) -> dict[str, float]:
     """label -> median ms; the three variants alternate so machine load hits them alike."""
-    from local.emulator import kb_id_for
 
     emulator = start_emulator(port=0, delay_ms=0)
     try:
         runs: dict[str, list[float]] = {"bare": [], "before": [], "after": []}
-        bare = BARE.replace("QUESTION_LITERAL", repr(QUESTION)).replace("KB_LITERAL", repr(kb_id_for("docs")))
+        bare = bare_code()
         for tree in (before, ROOT):  # bytecode for both trees: the runs time imports, not compilation
             subprocess.run([sys.executable, "-m", "compileall", "-q", str(tree / "lambdas")], check=True)
         for _ in range(repeats + 1):
