@@ -41,6 +41,19 @@ def bind_loopback(port: int) -> socket.socket:
     return sock
 
 
+class AnnouncingServer(uvicorn.Server):
+    """uvicorn's server, calling `on_started` once it serves and its signal handlers are in place."""
+
+    def __init__(self, config: uvicorn.Config) -> None:
+        super().__init__(config)
+        self.on_started: Callable[[], None] = lambda: None
+
+    async def startup(self, sockets: list[socket.socket] | None = None) -> None:
+        await super().startup(sockets)
+        if self.started:
+            self.on_started()
+
+
 @dataclass
 class Playground:
     """One run: the page's address (token included), the origin the guard admits, the uvicorn server."""
@@ -48,7 +61,7 @@ class Playground:
     page: str
     origin: str
     token: str
-    server: uvicorn.Server
+    server: AnnouncingServer
 
 
 def prepare(target: Target, client: Client, sock: socket.socket) -> Playground:
@@ -63,7 +76,7 @@ def prepare(target: Target, client: Client, sock: socket.socket) -> Playground:
         lifespan="off",
         timeout_graceful_shutdown=SHUTDOWN_SECONDS,
     )
-    return Playground(f"{origin}/?token={token}", origin, token, uvicorn.Server(config))
+    return Playground(f"{origin}/?token={token}", origin, token, AnnouncingServer(config))
 
 
 def serve(
@@ -74,9 +87,15 @@ def serve(
     open_browser: bool,
     announce: Callable[[str], None],
 ) -> None:
-    """Serves until Ctrl-C (or SIGTERM). `announce` gets the page's address, token included."""
+    """Serves until Ctrl-C (or SIGTERM). `announce` gets the page's address, token included, once the
+    server runs: from then on Ctrl-C reaches uvicorn's handler and stops it cleanly (one printed before
+    the event loop exists would interrupt the loop's own construction)."""
     playground = prepare(target, client, sock)
-    announce(playground.page)
-    if open_browser:  # the socket already listens: the browser's first request waits in its backlog
-        threading.Thread(target=webbrowser.open, args=(playground.page,), daemon=True).start()
+
+    def started() -> None:
+        announce(playground.page)
+        if open_browser:
+            threading.Thread(target=webbrowser.open, args=(playground.page,), daemon=True).start()
+
+    playground.server.on_started = started
     playground.server.run(sockets=[sock])
