@@ -6,6 +6,7 @@ import copy
 import functools
 import gc
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from types import ModuleType
@@ -115,6 +116,20 @@ def start_akb_local(tmp_path: Path) -> Iterator:
         yield start
 
 
+@pytest.fixture(autouse=True)
+def no_process_wide_sse_exit() -> Iterator[None]:
+    """Fails the test that set sse-starlette's process-wide exit flag, and clears it for the next one.
+
+    uvicorn's signal handler, once called in a process (sse-starlette wraps it), sets that flag, and from
+    then on every SSE response in the process ends at once: the MCP SDK's among them, so a later test of
+    the same xdist worker would fail far from the cause (a CI run lost the gateway door's tests so)."""
+    yield
+    sse = sys.modules.get("sse_starlette.sse")
+    if sse is not None and sse.AppStatus.should_exit:
+        sse.AppStatus.should_exit = False
+        pytest.fail("this test set sse-starlette's AppStatus.should_exit (a uvicorn exit signal in-process)")
+
+
 # What a test uses that keeps it out of `make test-fast`: session servers (in-process threads),
 # the session synth, a child process.
 # (dynamodb_server, quota_dynamodb: moto's DynamoDB-compatible server on 127.0.0.1.)
@@ -147,7 +162,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
     - `server`: the test's fixture closure reaches a session server (emulator, endpoint);
     - `synth`: it uses the session synth, or its module imports aws_cdk (it builds a stack of its own);
-      with a longer timeout; the session synth's users share one xdist group (one synth per run);
+      with a longer timeout; the session synth's users share one xdist group (one synth per run), and
+      so do the tests of a module that synthesizes once for them all (a module-scoped fixture), or each
+      worker that runs one of them would synthesize it again;
     - `slow`: its module imports subprocess or tests/iam_simulation.py, or it uses a fixture that starts a child process
       (`akb_local`, whose users share one xdist group per module: one `akb local` per module).
     A test marked none of these that starts a process anyway fails (tests/child_guard.py).
@@ -157,7 +174,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
         fixtures = set(getattr(item, "fixturenames", ()))
         if fixtures & _SERVER_FIXTURES:
             item.add_marker(pytest.mark.server)
-        imports_cdk = module is not None and _imports(module, "aws_cdk")
+        imports_cdk = module is not None and _imports(module, "aws_cdk", "tests.synth")
         if (fixtures & _SYNTH_FIXTURES or imports_cdk) and not item.get_closest_marker("synth"):
             item.add_marker(pytest.mark.synth)
         if fixtures & _SYNTH_FIXTURES:
@@ -168,6 +185,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
         if "akb_local" in fixtures:
             item.add_marker(pytest.mark.xdist_group(f"akb_local:{item.nodeid.split('::')[0]}"))
+        is_grouped = item.get_closest_marker("xdist_group") is not None
+        if item.get_closest_marker("synth") and not is_grouped and _shares_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(f"module:{item.nodeid.split('::')[0]}"))
+
+
+def _shares_a_module_fixture(item: pytest.Item) -> bool:
+    """Whether the test uses a fixture built once per module (or package) and shared by its tests."""
+    info = getattr(item, "_fixtureinfo", None)
+    definitions = info.name2fixturedefs.values() if info is not None else ()
+    return any(d.scope in ("module", "package") for chain in definitions for d in chain)
 
 
 def pytest_configure(config: pytest.Config) -> None:

@@ -163,8 +163,51 @@ def test_alone(n):
 def test_the_users_of_the_session_synth_run_on_one_worker_with_one_synth(pytester, monkeypatch, tmp_path):
     """xdist's loadgroup honours the group tests/conftest.py gives them (it did not under pytest 9 with
     pytest-xdist 3.8: requirements.in pins pytest below 9 until it does)."""
+    made, workers = _run_on_two_workers(pytester, monkeypatch, tmp_path, GROUPED_TESTS)
+    assert len(made) == 1 and workers == set(made), (made, workers)
+
+
+MODULE_SYNTH_TESTS = """
+import os
+
+import pytest
+
+pytestmark = pytest.mark.synth  # as a module that imports aws_cdk or tests.synth is marked
+
+
+@pytest.fixture(scope="module")
+def template():
+    made = os.path.join(os.environ["TRACES"], "made")
+    os.makedirs(made, exist_ok=True)
+    open(os.path.join(made, os.environ["PYTEST_XDIST_WORKER"]), "w").close()
+
+
+@pytest.mark.parametrize("n", range(8))
+def test_reads_the_modules_template(template, n):
+    ran = os.path.join(os.environ["TRACES"], "ran")
+    os.makedirs(ran, exist_ok=True)
+    open(os.path.join(ran, f"{n}-{os.environ['PYTEST_XDIST_WORKER']}"), "w").close()
+
+
+@pytest.mark.parametrize("n", range(8))
+def test_alone(n):
+    pass
+"""
+
+
+@pytest.mark.slow  # two xdist workers
+def test_a_module_that_synthesizes_once_for_its_tests_runs_them_on_one_worker(pytester, monkeypatch, tmp_path):
+    """Spread over the workers, each one would build the module's template again (the pipeline's was
+    built three times in one run)."""
+    made, workers = _run_on_two_workers(pytester, monkeypatch, tmp_path, MODULE_SYNTH_TESTS)
+    assert len(made) == 1 and workers == set(made), (made, workers)
+
+
+def _run_on_two_workers(pytester, monkeypatch, tmp_path, tests: str) -> tuple[list[str], set[str]]:
+    """Runs `tests` (16 of them) on two xdist workers under the project's conftest: (the workers that
+    built the shared fixture, the workers that ran the tests using it)."""
     pytester.makeconftest(GROUPED_CONFTEST)
-    pytester.makepyfile(test_grouped=GROUPED_TESTS)
+    pytester.makepyfile(test_grouped=tests)
     monkeypatch.setenv("PYTHONPATH", str(REPO))
     monkeypatch.setenv("TRACES", str(tmp_path))
     plugins = ["-p", "no:cacheprovider", "-p", "no:hypothesispytest", "-p", "no:anyio", "-p", "no:typeguard"]
@@ -172,4 +215,4 @@ def test_the_users_of_the_session_synth_run_on_one_worker_with_one_synth(pyteste
     result.assert_outcomes(passed=16)
     made = [path.name for path in (tmp_path / "made").iterdir()]
     workers = {path.name.split("-")[1] for path in (tmp_path / "ran").iterdir()}
-    assert len(made) == 1 and workers == set(made), (made, workers)
+    return made, workers
