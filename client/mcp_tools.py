@@ -37,6 +37,7 @@ from client.endpoint_client import (
     QueryOptions,
     StreamError,
 )
+from client.knowledge_base_summary import KnowledgeBaseSummary, summaries
 from client.render import cite, degraded_line, document_of, snippet, step_lines
 from client.sigv4 import SigningError
 from contract.enums import Mode
@@ -50,24 +51,17 @@ EVENT_BUFFER = 64  # events in flight between the HTTP thread and the event loop
 
 
 @dataclass(frozen=True)
-class KnowledgeBaseInfo:
-    alias: str
-    description: str
-
-
-@dataclass(frozen=True)
 class ToolCatalogue:
     """What the tool descriptions say: the tenant and its knowledge bases (from the tenant file)."""
 
     tenant: str | None = None
     description: str | None = None
-    knowledge_bases: tuple[KnowledgeBaseInfo, ...] = ()
+    knowledge_bases: tuple[KnowledgeBaseSummary, ...] = ()
 
     @classmethod
     def from_tenant(cls, name: str, tenant: Any) -> ToolCatalogue:
         """From a validated `schema.Tenant` (its description and each knowledge base's one sentence)."""
-        infos = tuple(KnowledgeBaseInfo(kb.alias, kb.description) for kb in tenant.knowledge_bases)
-        return cls(name, tenant.description, infos)
+        return cls(name, tenant.description, summaries(tenant))
 
     def knowledge_base_lines(self) -> str:
         if not self.knowledge_bases:

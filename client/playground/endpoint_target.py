@@ -19,14 +19,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from client.knowledge_base_summary import KnowledgeBaseSummary, summaries
 from contract.enums import MODES
 from schema import Project
-
-
-@dataclass(frozen=True)
-class KnowledgeBaseView:
-    alias: str
-    description: str
 
 
 @dataclass(frozen=True)
@@ -36,7 +31,7 @@ class TenantView:
     tenant: str | None = None
     environment: str | None = None
     description: str | None = None
-    knowledge_bases: tuple[KnowledgeBaseView, ...] = ()
+    knowledge_bases: tuple[KnowledgeBaseSummary, ...] = ()
     max_agent_iteration: int | None = None
     max_results: int | None = None
     generate_response: bool = True
@@ -88,7 +83,7 @@ def tenant_view(project: Project, tenant_name: str) -> TenantView:
         tenant=tenant_name,
         environment=project.env_name,
         description=tenant.description,
-        knowledge_bases=tuple(KnowledgeBaseView(kb.alias, kb.description) for kb in tenant.knowledge_bases),
+        knowledge_bases=summaries(tenant),
         max_agent_iteration=tenant.retrieval.max_agent_iteration,
         max_results=tenant.retrieval.max_results,
         generate_response=tenant.retrieval.generate_response,
