@@ -162,10 +162,9 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
 
     - `server`: the test's fixture closure reaches a session server (emulator, endpoint);
     - `synth`: it uses the session synth, or its module imports aws_cdk (it builds a stack of its own);
-      with a longer timeout; the session synth's users share one xdist group (one synth per run), the
-      tests that build stacks of their own another: two workers start jsii's node runtime (15-30 CPU
-      seconds each), not every worker, and a module that synthesizes once for its tests (a
-      module-scoped fixture) does so on one worker only;
+      with a longer timeout; the session synth's users share one xdist group (one synth per run), and
+      so do the tests of a module that synthesizes once for them all (a module-scoped fixture), or each
+      worker that runs one of them would synthesize it again;
     - `slow`: its module imports subprocess or tests/iam_simulation.py, or it uses a fixture that starts a child process
       (`akb_local`, whose users share one xdist group per module: one `akb local` per module).
     A test marked none of these that starts a process anyway fails (tests/child_guard.py).
@@ -186,8 +185,16 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
             item.add_marker(pytest.mark.slow)
         if "akb_local" in fixtures:
             item.add_marker(pytest.mark.xdist_group(f"akb_local:{item.nodeid.split('::')[0]}"))
-        if item.get_closest_marker("synth") and item.get_closest_marker("xdist_group") is None:
-            item.add_marker(pytest.mark.xdist_group("own-synth"))
+        is_grouped = item.get_closest_marker("xdist_group") is not None
+        if item.get_closest_marker("synth") and not is_grouped and _shares_a_module_fixture(item):
+            item.add_marker(pytest.mark.xdist_group(f"module:{item.nodeid.split('::')[0]}"))
+
+
+def _shares_a_module_fixture(item: pytest.Item) -> bool:
+    """Whether the test uses a fixture built once per module (or package) and shared by its tests."""
+    info = getattr(item, "_fixtureinfo", None)
+    definitions = info.name2fixturedefs.values() if info is not None else ()
+    return any(d.scope in ("module", "package") for chain in definitions for d in chain)
 
 
 def pytest_configure(config: pytest.Config) -> None:

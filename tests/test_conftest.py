@@ -196,9 +196,9 @@ def test_alone(n):
 
 
 @pytest.mark.slow  # two xdist workers
-def test_tests_that_synthesize_stacks_of_their_own_run_on_one_worker(pytester, monkeypatch, tmp_path):
-    """Spread over the workers, each would start jsii's runtime and build a module's template again
-    (the pipeline's was built three times in one run)."""
+def test_a_module_that_synthesizes_once_for_its_tests_runs_them_on_one_worker(pytester, monkeypatch, tmp_path):
+    """Spread over the workers, each one would build the module's template again (the pipeline's was
+    built three times in one run)."""
     made, workers = _run_on_two_workers(pytester, monkeypatch, tmp_path, MODULE_SYNTH_TESTS)
     assert len(made) == 1 and workers == set(made), (made, workers)
 
