@@ -1,4 +1,5 @@
-"""Options several `akb` subcommands share, defined once: the environment, the tenant, the config directory.
+"""Options several `akb` subcommands share, defined once: the environment, the tenant, the config directory,
+and the local emulator's corpus and pace (`akb emulator`, `akb local`, `akb eval --local`, `akb playground --local`).
 
 Each takes its default from the environment (AKB_ENV, AKB_TENANT, AKB_CONFIG) before its own, so a
 shell or CI job sets them once; the config directory is also found from the current folder upward
@@ -41,6 +42,31 @@ config_option = click.option(
     help="Config directory holding environments/ and tenants/ [default: $AKB_CONFIG, else the nearest config/ "
     "from the current folder upward].",
 )
+
+
+def corpus_option(when: str = "") -> Callable[[F], F]:
+    """`--corpus DIR` (parameter `corpus_dir`): the emulator's documents, one folder per knowledge-base
+    alias. A folder that does not exist is a usage error (exit 2) naming the option, in every command."""
+    return click.option(
+        "--corpus",
+        "corpus_dir",
+        type=click.Path(file_okay=False, exists=True, path_type=Path),
+        default=None,
+        help=f"{when}Documents, one folder per knowledge-base alias (DIR/<alias>/*.md|*.txt). Default: local/corpus/ "
+        "(the sample tenants' aliases). An alias without a folder is served empty.",
+    )
+
+
+def delay_option(default: float, when: str = "") -> Callable[[F], F]:
+    """`--delay-ms`: the emulator's pause between stream events, 0-60,000 ms. The defaults differ on
+    purpose: a person watching `akb local` or the playground should see the planner's steps arrive."""
+    return click.option(
+        "--delay-ms",
+        default=default,
+        show_default=True,
+        type=click.FloatRange(0, 60_000),
+        help=f"{when}The emulator's pause between events, in milliseconds.",
+    )
 
 
 def tenant_option(help: str, *, required: bool = False, name: str = "tenant") -> Callable[[F], F]:

@@ -10,6 +10,7 @@ from types import FrameType
 import click
 
 from client.local_quota import account_quota_line, account_rpm_option
+from client.options import corpus_option, delay_option
 
 
 @click.command()
@@ -22,20 +23,8 @@ from client.local_quota import account_quota_line, account_rpm_option
     type=click.IntRange(0, 65535),
     help="Port on 127.0.0.1 (0: any free port).",
 )
-@click.option(
-    "--corpus",
-    "corpus_dir",
-    default=None,
-    type=click.Path(path_type=Path, file_okay=False),
-    help="Corpus directory (one sub-folder per knowledge base). Default: the sample corpus in local/corpus.",
-)
-@click.option(
-    "--delay-ms",
-    default=20.0,
-    show_default=True,
-    type=click.FloatRange(0, 60_000),
-    help="Pause between events.",
-)
+@corpus_option()
+@delay_option(20.0)
 @account_rpm_option
 def command(port: int, corpus_dir: Path | None, delay_ms: float, account_rpm: int | None) -> None:
     """Serve AgenticRetrieveStream and Retrieve locally (a stand-in for tests, not for answer quality)."""

@@ -18,7 +18,7 @@ import click
 
 from client.exit_codes import ExitCode
 from client.failures import Failure
-from client.options import config_option, env_option
+from client.options import config_option, corpus_option, env_option
 from client.output import OutputFormat, output_option, print_json
 from contract.enums import MODES
 
@@ -146,12 +146,7 @@ def _settings_key(kind: str, config_dir: Path, env_name: str, tenant: str | None
     "or --tenant's) and evaluate them.",
 )
 @config_option
-@click.option(
-    "--corpus",
-    "corpus_dir",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    help="With --local: documents, one folder per knowledge-base alias (default local/corpus/).",
-)
+@corpus_option("With --local: ")
 @click.option(
     "--modes",
     default=",".join(MODES),

@@ -27,7 +27,7 @@ import click
 from client.failures import Failure
 from client.local_processes import port_in_use, stop, wait_ready
 from client.local_quota import account_quota_line, account_rpm_option, local_quota_path, share_line
-from client.options import config_option, env_option, load_or_exit, tenant_option
+from client.options import config_option, corpus_option, delay_option, env_option, load_or_exit, tenant_option
 from contract.enums import RequestContext
 from contract.env_vars import LocalRun
 from contract.env_vars import endpoint_environment as contract_environment
@@ -93,14 +93,7 @@ def _default_port() -> int:
 @tenant_option("Tenant to run. Default: the environment's first tenant.")
 @env_option
 @config_option
-@click.option(
-    "--corpus",
-    "corpus_dir",
-    type=click.Path(file_okay=False, path_type=Path),
-    default=None,
-    help="Documents, one folder per knowledge-base alias (DIR/<alias>/*.md|*.txt). Default: local/corpus/ "
-    "(the sample tenants' aliases). An alias without a folder is served empty.",
-)
+@corpus_option()
 @click.option(
     "--port",
     default=_default_port,
@@ -123,13 +116,7 @@ def _default_port() -> int:
     "Default: a caller the tenant vouches for, end user `developer` (a user_id_from_session_name role, else an "
     "IAM user).",
 )
-@click.option(
-    "--delay-ms",
-    default=100.0,
-    show_default=True,
-    type=click.FloatRange(0, 60_000),
-    help="The emulator's pause between events (makes the streaming visible).",
-)
+@delay_option(100.0)
 @click.option(
     "--front-door",
     type=click.Choice(["function_url", "api_gateway"]),

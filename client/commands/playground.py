@@ -25,7 +25,15 @@ from typing import TYPE_CHECKING, Any
 import click
 
 from client.failures import Failure
-from client.options import config_option, endpoint_url, env_option, load_or_exit, tenant_option
+from client.options import (
+    config_option,
+    corpus_option,
+    delay_option,
+    endpoint_url,
+    env_option,
+    load_or_exit,
+    tenant_option,
+)
 
 if TYPE_CHECKING:
     from client.playground.endpoint_target import Target
@@ -39,19 +47,8 @@ if TYPE_CHECKING:
 @click.option("--url", help="An endpoint already running: `akb local` (http://127.0.0.1:PORT) or a deployed URL.")
 @click.option("--port", default=0, type=click.IntRange(0, 65535), help="The page's port on 127.0.0.1 [default: free]")
 @click.option("--no-browser", is_flag=True, help="Print the page's address; do not open a browser.")
-@click.option(
-    "--delay-ms",
-    default=100.0,
-    show_default=True,
-    type=click.FloatRange(0, 60_000),
-    help="With --local: the emulator's pause between events (makes the streaming visible).",
-)
-@click.option(
-    "--corpus",
-    type=click.Path(file_okay=False, exists=True, path_type=Path),
-    default=None,
-    help="With --local: akb local's --corpus (one folder per knowledge-base alias). Default: local/corpus/.",
-)
+@delay_option(100.0, "With --local: ")
+@corpus_option("With --local: ")
 def command(port: int, no_browser: bool, **choice: Any) -> None:
     """Serve a web page on 127.0.0.1 to ask a tenant's endpoint, watch the planner and compare modes."""
     from client.playground.local_launch import LocalLaunchError
@@ -95,7 +92,7 @@ class EndpointChoice:
     config_dir: Path
     url: str | None
     delay_ms: float
-    corpus: Path | None
+    corpus_dir: Path | None
 
 
 @contextlib.contextmanager
@@ -117,11 +114,11 @@ def _endpoint(chosen: EndpointChoice) -> Iterator[Target]:
         from local.emulator.corpus import DEFAULT_CORPUS  # the corpus akb local serves by default
 
         click.echo(f"starting akb local for tenant {tenant} ({env_name}) ...")
-        corpus = chosen.corpus or DEFAULT_CORPUS
+        corpus = chosen.corpus_dir or DEFAULT_CORPUS
         with running_akb_local(view.tenant or "", env_name, chosen.config_dir, chosen.delay_ms, corpus) as local_url:
             yield Target(local_url, None, False, "akb local (started by the playground)", view, corpus)
         return
-    if chosen.corpus is not None:
+    if chosen.corpus_dir is not None:
         raise click.UsageError("--corpus is akb local's: use it with --local")
     region: str | None
     if chosen.url is None:
