@@ -140,23 +140,32 @@ def synthesized():
     open(os.path.join(made, os.environ["PYTEST_XDIST_WORKER"]), "w").close()
 '''
 )
-GROUPED_TESTS = """
+# What both grouping runs share: a trace file per event (TRACES/<kind>/<name>) and eight ungrouped tests.
+TRACED_TESTS = """
 import os
 
 import pytest
 
 
-@pytest.mark.parametrize("n", range(8))
-def test_uses_the_synth(synthesized, n):
-    ran = os.path.join(os.environ["TRACES"], "ran")
-    os.makedirs(ran, exist_ok=True)
-    open(os.path.join(ran, f"{n}-{os.environ['PYTEST_XDIST_WORKER']}"), "w").close()
+def trace(kind, name):
+    folder = os.path.join(os.environ["TRACES"], kind)
+    os.makedirs(folder, exist_ok=True)
+    open(os.path.join(folder, name), "w").close()
 
 
 @pytest.mark.parametrize("n", range(8))
 def test_alone(n):
     pass
 """
+GROUPED_TESTS = (
+    TRACED_TESTS
+    + """
+
+@pytest.mark.parametrize("n", range(8))
+def test_uses_the_synth(synthesized, n):
+    trace("ran", f"{n}-{os.environ['PYTEST_XDIST_WORKER']}")
+"""
+)
 
 
 @pytest.mark.slow  # two xdist workers
@@ -167,32 +176,22 @@ def test_the_users_of_the_session_synth_run_on_one_worker_with_one_synth(pyteste
     assert len(made) == 1 and workers == set(made), (made, workers)
 
 
-MODULE_SYNTH_TESTS = """
-import os
-
-import pytest
-
+MODULE_SYNTH_TESTS = (
+    TRACED_TESTS
+    + """
 pytestmark = pytest.mark.synth  # as a module that imports aws_cdk or tests.synth is marked
 
 
 @pytest.fixture(scope="module")
 def template():
-    made = os.path.join(os.environ["TRACES"], "made")
-    os.makedirs(made, exist_ok=True)
-    open(os.path.join(made, os.environ["PYTEST_XDIST_WORKER"]), "w").close()
+    trace("made", os.environ["PYTEST_XDIST_WORKER"])
 
 
 @pytest.mark.parametrize("n", range(8))
 def test_reads_the_modules_template(template, n):
-    ran = os.path.join(os.environ["TRACES"], "ran")
-    os.makedirs(ran, exist_ok=True)
-    open(os.path.join(ran, f"{n}-{os.environ['PYTEST_XDIST_WORKER']}"), "w").close()
-
-
-@pytest.mark.parametrize("n", range(8))
-def test_alone(n):
-    pass
+    trace("ran", f"{n}-{os.environ['PYTEST_XDIST_WORKER']}")
 """
+)
 
 
 @pytest.mark.slow  # two xdist workers
