@@ -146,14 +146,21 @@ SYNTH_TIMEOUT_SECONDS = 300
 _CHILD_MODULES = ("subprocess", "tests.iam_simulation")
 
 
-def _imports(module: object, *prefixes: str) -> bool:
+def _imports(module: ModuleType, *prefixes: str) -> bool:
     """Whether `module` imported one of `prefixes` (a module, or a function or class of it) at its top."""
+    names = _origins(module)
+    return any(name == prefix or name.startswith(prefix + ".") for name in names for prefix in prefixes)
+
+
+@functools.cache
+def _origins(module: ModuleType) -> frozenset[str]:
+    """The modules the names at `module`'s top come from; once per test module, not once per test (a
+    module's hundred parametrized tests read the same names)."""
 
     def origin(value: object) -> str:
         return value.__name__ if isinstance(value, ModuleType) else str(getattr(value, "__module__", "") or "")
 
-    names = [origin(value) for value in vars(module).values()]
-    return any(name == prefix or name.startswith(prefix + ".") for name in names for prefix in prefixes)
+    return frozenset(origin(value) for value in vars(module).values())
 
 
 @pytest.hookimpl(tryfirst=True)  # before the -m deselection and xdist's loadgroup read the markers
