@@ -44,7 +44,7 @@ config_option = click.option(
 )
 
 
-def corpus_option(when: str = "") -> Callable[[F], F]:
+def corpus_option(when: str = "", note: str = "") -> Callable[[F], F]:
     """`--corpus DIR` (parameter `corpus_dir`): the emulator's documents, one folder per knowledge-base
     alias. A folder that does not exist is a usage error (exit 2) naming the option, in every command."""
     return click.option(
@@ -53,7 +53,7 @@ def corpus_option(when: str = "") -> Callable[[F], F]:
         type=click.Path(file_okay=False, exists=True, path_type=Path),
         default=None,
         help=f"{when}Documents, one folder per knowledge-base alias (DIR/<alias>/*.md|*.txt). Default: local/corpus/ "
-        "(the sample tenants' aliases). An alias without a folder is served empty.",
+        f"(the sample tenants' aliases).{' ' + note if note else ''}",
     )
 
 

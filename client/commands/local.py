@@ -93,7 +93,7 @@ def _default_port() -> int:
 @tenant_option("Tenant to run. Default: the environment's first tenant.")
 @env_option
 @config_option
-@corpus_option()
+@corpus_option(note="An alias of the tenant without a folder is served empty.")
 @click.option(
     "--port",
     default=_default_port,
