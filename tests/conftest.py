@@ -168,7 +168,7 @@ def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Marks what `make test-fast` leaves out, from what each test uses, so nothing is tagged by hand.
 
     - `server`: the test's fixture closure reaches a session server (emulator, endpoint);
-    - `synth`: it uses the session synth, or its module imports aws_cdk (it builds a stack of its own);
+    - `synth`: it uses the session synth, or its module imports aws_cdk or tests.synth (it builds a stack of its own);
       with a longer timeout; the session synth's users share one xdist group (one synth per run), and
       so do the tests of a module that synthesizes once for them all (a module-scoped fixture), or each
       worker that runs one of them would synthesize it again;
