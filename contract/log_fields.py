@@ -18,7 +18,7 @@ Records the queries rely on:
 
 from __future__ import annotations
 
-CORRELATION_ID = "correlation_id"  # the key Powertools Logger uses for it, kept since the endpoint stopped using it
+CORRELATION_ID = "correlation_id"  # the request id (logs.RequestLog): Powertools Logger's key, kept for saved queries
 TENANT = "tenant"
 CALLER = "caller"  # the verified IAM principal ARN, never a value from the request body
 EVENT = "event"  # one of the EVENT_* values below
