@@ -6,8 +6,9 @@ valgrind's cachegrind (`--cache-sim=no`: instruction counts only) in a fresh int
 present (one untimed run first), against one emulator (delay 0) in this process:
 
 - bare: `import boto3`, the bedrock-agent-runtime client and one AgenticRetrieveStream read whole;
-- stages of the endpoint's init over a bare client: + asyncio, + uvicorn, + Starlette, + the service's
-  own modules (`lambdas.endpoint.asgi_app`), then the whole init (imports, app, first request);
+- stages of the endpoint's init over a bare client: + asyncio, + uvicorn, + the service's own modules
+  (`lambdas.endpoint.asgi_app`: plain ASGI, no Starlette since issue 24's last round), then the whole
+  init (imports, app, first request);
 - `--before DIR`: the whole init of another tree (`git archive REV | tar -x -C DIR`), same interpreter.
 
 `--python PATH` runs the variants under another interpreter (a virtualenv with lambdas/requirements.lock
@@ -39,7 +40,6 @@ STAGES = {
     "bare client, no call": CLIENT,
     "+ asyncio": f"{CLIENT}; import asyncio",
     "+ uvicorn": f"{CLIENT}; import uvicorn",
-    "+ Starlette": f"{CLIENT}; import uvicorn, starlette.applications, starlette.responses, starlette.routing",
     "+ the service's modules": f"{CLIENT}; import uvicorn; from lambdas.endpoint import asgi_app",
 }
 

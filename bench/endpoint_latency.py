@@ -193,9 +193,10 @@ threading.Event().wait()
 
 COLD_SERVICE = """
 import time; t = time.perf_counter()
+from lambdas.endpoint import serve
+serve.hold_collector()
 import uvicorn
-from lambdas.endpoint import asgi_app as module
-module.app_from_environment()
+serve.app_from_environment()
 from lambdas.endpoint.upstream import shared_client
 shared_client()
 from lambdas.endpoint.logs import logger; logger()
@@ -206,11 +207,6 @@ COLD_BARE = """
 import time; t = time.perf_counter()
 import boto3
 boto3.client("bedrock-agent-runtime", region_name="us-west-2")
-print((time.perf_counter() - t) * 1000)
-"""
-COLD_STARLETTE = """
-import time; t = time.perf_counter()
-import starlette.applications, starlette.routing, starlette.responses, starlette.requests
 print((time.perf_counter() - t) * 1000)
 """
 
@@ -239,7 +235,7 @@ def cold_start(repeats: int) -> dict:
         return statistics.median(values)
 
     service, bare = measure(COLD_SERVICE), measure(COLD_BARE)
-    return {"service_ms": service, "bare_ms": bare, "starlette_ms": measure(COLD_STARLETTE), "repeats": repeats}
+    return {"service_ms": service, "bare_ms": bare, "repeats": repeats}
 
 
 def endpoint_env(port: int, emulator_url: str) -> dict[str, str]:
@@ -367,7 +363,7 @@ duplicated or reordered when 0); wall {conc["wall_s"]:.2f} s; time to first even
 
 Cold start (fresh interpreter, median of {cold["repeats"]}): service imports + app + boto3 client + the first
 request's lazy imports {cold["service_ms"]:.0f} ms vs a bare boto3 client {cold["bare_ms"]:.0f} ms
-(ratio {cold["service_ms"] / cold["bare_ms"]:.2f}); Starlette's own modules {cold["starlette_ms"]:.0f} ms.
+(ratio {cold["service_ms"] / cold["bare_ms"]:.2f}).
 
 Command: `PYTHONPATH=. .venv/bin/python bench/endpoint_latency.py`
 """

@@ -35,14 +35,21 @@ from client.commands.local import RUN_SH, endpoint_environment  # noqa: E402
 from local.emulator import kb_id_for, start_emulator  # noqa: E402
 from tests.endpoint_server import iter_frames  # noqa: E402
 
-# The first request, through the app's ASGI interface (no HTTP client library to import and time).
+# The first request, through the app's ASGI interface (no HTTP client library to import and time). The
+# start as run.sh makes it: through lambdas/endpoint/serve.py where the tree has it (the cycle collector
+# held off until the app exists), else uvicorn's factory straight on asgi_app (trees before it).
 ENDPOINT = (
     """
 import time; t = time.perf_counter()
+try:
+    from lambdas.endpoint import serve
+    serve.hold_collector()
+except ImportError:
+    serve = None
 import asyncio, json
 import uvicorn
 from lambdas.endpoint import asgi_app
-app = asgi_app.app_from_environment()
+app = serve.app_from_environment() if serve else asgi_app.app_from_environment()
 body = json.dumps({"question": QUESTION_LITERAL}).encode()
 scope = {"type": "http", "method": "POST", "path": "/v1/query", "raw_path": b"/v1/query", "query_string": b"",
          "headers": [(b"content-type", b"application/json"), (b"content-length", str(len(body)).encode())],
@@ -96,7 +103,11 @@ def run_sh_exports(tree: Path) -> dict[str, str]:
 
 
 def cold_env(emulator_env: dict[str, str], pythonpath: Path) -> dict[str, str]:
-    env = {k: v for k, v in os.environ.items() if not k.startswith(("AWS_", "AKB_", "PYDANTIC_"))}
+    """A fresh interpreter's environment for `pythonpath`'s code. Bytecode is always written (and then
+    read): a shell or Makefile exporting PYTHONDONTWRITEBYTECODE would otherwise make every run compile
+    the trees that have none yet, and compare compilers, not code."""
+    prefixes = ("AWS_", "AKB_", "PYDANTIC_", "PYTHONDONTWRITEBYTECODE", "PYTHONPYCACHEPREFIX")
+    env = {k: v for k, v in os.environ.items() if not k.startswith(prefixes)}
     env.update(run_sh_exports(pythonpath))  # what Lambda's entry sets for this tree's code
     env.update(emulator_env)
     env.update(

@@ -1,6 +1,6 @@
 """The ASGI app: routes and error handlers, wired from the other modules and nothing more.
 
-In Lambda, run.sh starts `uvicorn --factory lambdas.endpoint.asgi_app:app_from_environment`: the app
+In Lambda, run.sh starts uvicorn through serve.py, whose factory calls `app_from_environment`: the app
 is built once at startup from the environment (AKB_TENANT_SETTINGS: settings.py; AKB_LOCAL_MODE /
 AKB_LOCAL_CALLER_ARN: identity.py). Tests and `akb local` build their own with `create_app(...)`.
 """
@@ -10,16 +10,12 @@ from __future__ import annotations
 import os
 from typing import Any
 
-from starlette.applications import Starlette
-from starlette.exceptions import HTTPException
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-from starlette.routing import Route
-
 from contract.env_vars import LOCAL_FRONT_DOOR as LOCAL_FRONT_DOOR_ENV
 from contract.settings import TenantSettings
 from lambdas.endpoint import identity
 from lambdas.endpoint.api_errors import internal_api_error
+from lambdas.endpoint.http_exchange import App, HttpRequest, json_response
+from lambdas.endpoint.http_router import Router
 from lambdas.endpoint.local_front_door import LocalApiGateway
 from lambdas.endpoint.logs import log_exception
 from lambdas.endpoint.page_tokens import page_tokens_from_environment
@@ -28,40 +24,23 @@ from lambdas.endpoint.service import Service
 from lambdas.endpoint.snapstart import add_snapstart_hooks
 from lambdas.endpoint.upstream import shared_client
 
-_HTTP_CODES = {404: "not_found", 405: "method_not_allowed"}
 
-
-async def _http_error(request: Request, error: Exception) -> Response:
-    if not isinstance(error, HTTPException):  # registered for HTTPException only
-        raise error
-    code = _HTTP_CODES.get(error.status_code, "http_error")
-    message = f"{request.method} {request.url.path}: {error.detail}"
-    return JSONResponse({"error": {"code": code, "message": message}}, error.status_code, headers=error.headers)
-
-
-async def _unexpected(request: Request, error: Exception) -> Response:
-    log_exception("unhandled error", path=request.url.path)
+def _unexpected(request: HttpRequest) -> App:
+    log_exception("unhandled error", path=request.path)
     failure = internal_api_error()
-    return JSONResponse(failure.body(), failure.status)  # never the traceback
+    return json_response(failure.body(), failure.status)  # never the traceback
 
 
-def create_app(service: Service) -> Starlette:
-    async def healthz(request: Request) -> Response:
-        return JSONResponse({"status": "ok", "tenant": service.settings.tenant})
+def create_app(service: Service) -> Router:
+    async def healthz(request: HttpRequest) -> App:
+        return json_response({"status": "ok", "tenant": service.settings.tenant})
 
-    async def query(request: Request) -> Response:
+    async def query(request: HttpRequest) -> App:
         return await handle_query(service, request)
 
-    app = Starlette(
-        routes=[
-            Route("/healthz", healthz, methods=["GET"]),
-            Route("/v1/query", query, methods=["POST"]),
-        ],
-        exception_handlers={HTTPException: _http_error, Exception: _unexpected},
-    )
-    # Starlette would answer `/v1/query/` with a 307 whose Location it builds from the Host header
-    # (any host a client names); the API has exactly two paths, so anything else is a plain 404.
-    app.router.redirect_slashes = False
+    app = Router(on_error=_unexpected)
+    app.add_route("/healthz", healthz, methods=["GET"])
+    app.add_route("/v1/query", query, methods=["POST"])
     return app
 
 

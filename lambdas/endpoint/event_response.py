@@ -1,8 +1,8 @@
 """The ASGI response that streams a request's events: headers with the first frame, each frame as it exists.
 
-Starlette's StreamingResponse runs an anyio task group per response to notice a client that goes
-away; this one does the same with two asyncio tasks, which keeps anyio off a cold start's first
-request and off the first event's path (bench/RESULTS.md). It waits for the first frame before it
+It notices a client that goes away with two asyncio tasks (one sends, one waits for
+`http.disconnect`), not a task group of another library, which keeps a cold start's first request and
+the first event's path short (bench/RESULTS.md). It waits for the first frame before it
 sends the status line, so headers and first frame leave back to back. Whatever ends the stream
 — its last frame, a client that hangs up, a server shutting down — the frames' generator is closed
 before the response returns, so its cleanup (the upstream call ends; `finish` writes `done`) runs at
@@ -15,8 +15,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Mapping
 
-from starlette.responses import Response
-from starlette.types import Receive, Scope, Send
+from lambdas.endpoint.http_exchange import Receive, Scope, Send
 
 _NO_MORE = {"type": "http.response.body", "body": b"", "more_body": False}
 
@@ -27,19 +26,18 @@ async def disconnected(receive: Receive) -> None:
         pass
 
 
-class EventStreamResponse(Response):
-    """A Response in type only (Starlette's routes return one); it renders no body of its own."""
+class EventStreamResponse:
+    """200 with the frames as its body, each sent as it exists (no content-length: its end is the stream's)."""
 
     def __init__(self, frames: AsyncGenerator[bytes, None], media_type: str, headers: Mapping[str, str]) -> None:
         self.frames = frames
         self.status_code = 200
         self.media_type = media_type
-        self.background = None
         content_type = f"{media_type}; charset=utf-8" if media_type.startswith("text/") else media_type
         self.raw_headers = [
             (name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()
         ]
-        self.raw_headers.append((b"content-type", content_type.encode("latin-1")))  # as Starlette's responses
+        self.raw_headers.append((b"content-type", content_type.encode("latin-1")))
 
     async def _send_all(self, send: Send) -> None:
         first = await anext(self.frames, None)

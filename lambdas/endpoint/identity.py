@@ -5,7 +5,7 @@ The caller comes only from the request context the Lambda Web Adapter puts in th
 body. The adapter overwrites a client-sent copy only from v0.7.2 (layer 18; older ones appended
 theirs after the client's): the schema refuses older layers, and a request that carries the header
 more than once is refused here (401 `duplicate_request_context`, in every mode), reading the raw
-ASGI header list because Starlette's `Headers.get` returns the first copy — the client's.
+ASGI header list because a header lookup (`HttpRequest.headers.get`) returns the first copy — the client's.
 
 `userContext.userId` is document filtering, not authorization (docs/security.md), so it is only
 ever an identity somebody vouches for; a caller never gets a user identity it chose itself:

@@ -12,10 +12,9 @@ import dataclasses
 import uuid
 from dataclasses import dataclass
 
-from starlette.requests import ClientDisconnect, Request
-
 from contract import log_fields as lf
 from lambdas.endpoint import conversation, identity
+from lambdas.endpoint.http_exchange import ClientDisconnect, HttpRequest
 from lambdas.endpoint.logs import RequestLog
 from lambdas.endpoint.request import Query, body_timeout, check_content_type, parse_query, too_large
 from lambdas.endpoint.service import Service
@@ -31,7 +30,7 @@ class Accepted:
     memory: conversation.MemoryOutcome | None  # with a sessionId: how the turn is bound
 
 
-def correlation_id(request: Request) -> str:
+def correlation_id(request: HttpRequest) -> str:
     """The Lambda request id from the verified context, else the caller's X-Request-Id, else a new one.
 
     A request carrying the context header more than once is refused by identity.py; until then its
@@ -44,7 +43,7 @@ def correlation_id(request: Request) -> str:
     return request_id or str(uuid.uuid4())
 
 
-async def read_body(request: Request, limit: int, seconds: float) -> bytes | None:
+async def read_body(request: HttpRequest, limit: int, seconds: float) -> bytes | None:
     """The body, or None when the client hung up before sending all of it."""
     declared = request.headers.get("content-length", "")
     if declared.isdigit() and int(declared) > limit:
@@ -63,7 +62,7 @@ async def read_body(request: Request, limit: int, seconds: float) -> bytes | Non
     return bytes(body)
 
 
-async def accept(service: Service, request: Request, log: RequestLog) -> Accepted | None:
+async def accept(service: Service, request: HttpRequest, log: RequestLog) -> Accepted | None:
     """Caller, body, query, end user and memory binding, or ApiError; None: the client hung up mid-body."""
     settings = service.settings
     # Raw ASGI headers: a repeated x-amzn-request-context is refused, never resolved to its first copy.

@@ -17,18 +17,13 @@ from __future__ import annotations
 import json
 import time
 import uuid
-from collections.abc import Awaitable, Callable, MutableMapping
 from typing import Any
 
+from lambdas.endpoint.http_exchange import App, Receive, Scope, Send
 from lambdas.endpoint.identity import CONTEXT_HEADER, caller_from_arn
 
 STAGE = "v1"  # the stage name the API Gateway construct deploys (cdk_constructs/api_front_door.py)
 LOCAL_API_ID = "local00000"
-
-Scope = MutableMapping[str, Any]
-Receive = Callable[[], Awaitable[MutableMapping[str, Any]]]
-Send = Callable[[MutableMapping[str, Any]], Awaitable[None]]
-App = Callable[[Scope, Receive, Send], Awaitable[None]]
 
 
 def api_gateway_context(caller_arn: str, method: str, path: str, source_ip: str) -> dict[str, Any]:

@@ -19,9 +19,6 @@ import time
 from collections.abc import AsyncGenerator
 from typing import Any
 
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-
 from contract import log_fields as lf
 from contract.enums import StopReason
 from contract.events import ErrorEvent, TraceEvent, event_to_dict
@@ -31,6 +28,7 @@ from lambdas.endpoint.audit_log import log_request, log_trace
 from lambdas.endpoint.encoding import Encoder, encoder_for
 from lambdas.endpoint.event_response import EventStreamResponse, disconnected
 from lambdas.endpoint.finish import Ending, RequestRecord, finish, ms_since
+from lambdas.endpoint.http_exchange import App, HttpRequest, HttpResponse, json_response
 from lambdas.endpoint.logs import RequestLog
 from lambdas.endpoint.relay import Item, Relay
 from lambdas.endpoint.service import Service
@@ -40,7 +38,7 @@ STREAM_HEADERS = {"Cache-Control": "no-cache", "X-Accel-Buffering": "no"}
 _ABANDONED = "the client closed the connection before sending the whole body"
 
 
-async def handle_query(service: Service, request: Request) -> Response:
+async def handle_query(service: Service, request: HttpRequest) -> App:
     started = time.monotonic()
     cid = intake.correlation_id(request)
     record = RequestRecord(cid, RequestLog(cid, service.settings.tenant), started)
@@ -49,7 +47,7 @@ async def handle_query(service: Service, request: Request) -> Response:
         accepted = await intake.accept(service, request, record.log)
         if accepted is None:  # hung up mid-body: one record, no traceback, nobody to answer
             finish(service, record, Ending("client_closed", streamed=False, detail=_ABANDONED))
-            return Response(status_code=400)
+            return HttpResponse(400)
         record.query, record.memory = accepted.query, accepted.memory
         relay = _start(service, record, accepted)  # first: the upstream call is on its way while we log
         log_request(record.log, accepted.query, accepted.user_id, accepted.memory)
@@ -64,7 +62,7 @@ async def handle_query(service: Service, request: Request) -> Response:
     if first is None:  # the client left before the first event: end the upstream call now
         relay.cancel()
         finish(service, record, Ending("client_closed", stats=relay.stats))
-        return Response(status_code=400)
+        return HttpResponse(400)
     if first.kind in ("error", "deadline"):
         relay.cancel()
         return _refused(service, record, _rejection(service, record, relay, first))
@@ -99,7 +97,7 @@ def _start(service: Service, record: RequestRecord, accepted: intake.Accepted) -
     return relay
 
 
-async def _first_item(relay: Relay, request: Request) -> Item | None:
+async def _first_item(relay: Relay, request: HttpRequest) -> Item | None:
     """The relay's first item, or None when the client hangs up first (the caller cancels)."""
     first = asyncio.ensure_future(relay.next())
     gone = asyncio.ensure_future(disconnected(request.receive))
@@ -126,7 +124,7 @@ def _rejection(service: Service, record: RequestRecord, relay: Relay, first: Ite
     return rejection
 
 
-def _refused(service: Service, record: RequestRecord, error: errors.ApiError) -> Response:
+def _refused(service: Service, record: RequestRecord, error: errors.ApiError) -> App:
     record.log.info(
         lf.EVENT_ERROR,
         **{lf.EVENT: lf.EVENT_ERROR, lf.ERROR_CODE: error.code},
@@ -136,7 +134,7 @@ def _refused(service: Service, record: RequestRecord, error: errors.ApiError) ->
     # The same stop reason a stream reports when its deadline passes (`deadline`, not `error`).
     stop_reason: StopReason = "deadline" if error.code == "deadline" else "error"
     finish(service, record, Ending(stop_reason, error.code, streamed=False))
-    return JSONResponse(error.body(), error.status, headers={**error.headers, "X-Request-Id": record.correlation_id})
+    return json_response(error.body(), error.status, headers={**error.headers, "X-Request-Id": record.correlation_id})
 
 
 def _failure(service: Service, record: RequestRecord, relay: Relay, item: Item) -> ErrorEvent | None:

@@ -21,12 +21,10 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 
-from starlette.applications import Starlette
-from starlette.requests import Request
-from starlette.responses import JSONResponse, Response
-
 from contract.env_vars import SNAPSTART_AFTER_RESTORE as AFTER_RESTORE_ENV
 from contract.env_vars import SNAPSTART_BEFORE_CHECKPOINT as BEFORE_CHECKPOINT_ENV
+from lambdas.endpoint.http_exchange import App, HttpRequest, json_response
+from lambdas.endpoint.http_router import Router
 
 
 def forget_clients() -> int:
@@ -53,16 +51,16 @@ def prewarm_imports() -> None:
     from botocore.config import Config  # noqa: F401
 
 
-async def _before_checkpoint(request: Request) -> Response:
+async def _before_checkpoint(request: HttpRequest) -> App:
     prewarm_imports()
-    return JSONResponse({"dropped_clients": forget_clients()})
+    return json_response({"dropped_clients": forget_clients()})
 
 
-async def _after_restore(request: Request) -> Response:
-    return JSONResponse({"dropped_clients": forget_clients()})
+async def _after_restore(request: HttpRequest) -> App:
+    return json_response({"dropped_clients": forget_clients()})
 
 
-def add_snapstart_hooks(app: Starlette, environ: Mapping[str, str]) -> None:
+def add_snapstart_hooks(app: Router, environ: Mapping[str, str]) -> None:
     """Registers the hook routes at the paths the adapter was told (and only then)."""
     for variable, handler in ((BEFORE_CHECKPOINT_ENV, _before_checkpoint), (AFTER_RESTORE_ENV, _after_restore)):
         path = environ.get(variable)

@@ -45,7 +45,8 @@ def test_the_service_code_and_an_executable_run_sh_are_in_the_package(asset):
         assert (asset / source.relative_to(REPO_ROOT)).is_file(), source
     assert (asset / "contract" / "settings.py").is_file()  # the contract travels with the service
     assert (asset / "lambdas" / "endpoint" / "asgi_app.py").is_file()  # what run.sh serves
-    assert "lambdas.endpoint.asgi_app:app_from_environment" in (asset / "lambdas" / "run.sh").read_text()
+    assert (asset / "lambdas" / "endpoint" / "serve.py").is_file()  # and how it starts it
+    assert "lambdas.endpoint.serve:app_from_environment" in (asset / "lambdas" / "run.sh").read_text()
     assert os.access(asset / "lambdas" / "run.sh", os.X_OK)
 
 

@@ -8,28 +8,22 @@ import sys
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[2]
+# lambdas/requirements.lock's packages by import name (no Starlette, anyio or their dependencies: the
+# service is plain ASGI, lambdas/endpoint/http_exchange.py), and the project's two bundled packages.
 BUNDLED = {
     "lambdas",
     "contract",
-    "starlette",
     "uvicorn",
     "boto3",
     "botocore",
     "urllib3",
-    "anyio",
     "h11",
     "click",
     "jmespath",
     "dateutil",
     "s3transfer",
     "six",
-    "typing_extensions",
-    "idna",
-    "sniffio",
 }
-# Imported only if installed (starlette.formparsers tries it, and does without): the dev venv has it
-# for the MCP SDK (`akb mcp`); the Lambda bundle does not, and the service never parses forms.
-OPTIONAL = {"python_multipart"}
 PROJECT_PACKAGES = {
     "schema",
     "stacks",
@@ -71,4 +65,4 @@ print(json.dumps(sorted({m.split(".")[0] for m in set(sys.modules) - before})))
     top_level = set(json.loads(result.stdout.strip().splitlines()[-1]))
     assert not top_level & PROJECT_PACKAGES
     stdlib = set(sys.stdlib_module_names) | {"_" + name for name in sys.stdlib_module_names}
-    assert top_level - stdlib - BUNDLED - OPTIONAL - {m for m in top_level if m.startswith("_")} == set()
+    assert top_level - stdlib - BUNDLED - {m for m in top_level if m.startswith("_")} == set()

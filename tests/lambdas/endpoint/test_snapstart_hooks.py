@@ -15,6 +15,8 @@ from contract.env_vars import SNAPSTART_BEFORE_CHECKPOINT as BEFORE_CHECKPOINT_E
 from contract.env_vars import SNAPSTART_BEFORE_CHECKPOINT_PATH as BEFORE_CHECKPOINT_PATH
 from lambdas.endpoint import asgi_app, upstream
 from lambdas.endpoint.cache import setup
+from lambdas.endpoint.http_exchange import json_response
+from lambdas.endpoint.http_router import Router
 from lambdas.endpoint.snapstart import add_snapstart_hooks
 from tests.endpoint_server import tenant_settings
 
@@ -66,11 +68,9 @@ def test_without_snapstart_the_hook_paths_do_not_exist(lambda_like_env):
 
 
 def test_hooks_are_added_only_at_the_configured_paths():
-    from starlette.applications import Starlette
-
-    app = Starlette()
+    app = Router(on_error=lambda request: json_response({}, 500))
     add_snapstart_hooks(app, {AFTER_RESTORE_ENV: "/custom/after"})
-    assert [route.path for route in app.routes] == ["/custom/after"]
+    assert {path: sorted(methods) for path, methods in app.routes.items()} == {"/custom/after": ["POST"]}
 
 
 def test_the_local_api_gateway_refuses_to_run_outside_local_mode(lambda_like_env):
