@@ -15,7 +15,7 @@ import asyncio
 import contextlib
 from collections.abc import AsyncGenerator, Mapping
 
-from lambdas.endpoint.http_exchange import Receive, Scope, Send
+from lambdas.endpoint.http_exchange import Receive, Scope, Send, raw_headers
 
 _NO_MORE = {"type": "http.response.body", "body": b"", "more_body": False}
 
@@ -34,9 +34,7 @@ class EventStreamResponse:
         self.status_code = 200
         self.media_type = media_type
         content_type = f"{media_type}; charset=utf-8" if media_type.startswith("text/") else media_type
-        self.raw_headers = [
-            (name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()
-        ]
+        self.raw_headers = raw_headers(headers)
         self.raw_headers.append((b"content-type", content_type.encode("latin-1")))
 
     async def _send_all(self, send: Send) -> None:

@@ -74,7 +74,8 @@ class HttpRequest:
                 return
 
 
-def _raw_headers(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
+def raw_headers(headers: Mapping[str, str]) -> list[tuple[bytes, bytes]]:
+    """ASGI's header list: lower-case latin-1 names and latin-1 values."""
     return [(name.lower().encode("latin-1"), value.encode("latin-1")) for name, value in headers.items()]
 
 
@@ -90,7 +91,7 @@ class HttpResponse:
     ) -> None:
         self.status_code = status_code
         self.body = body
-        self.raw_headers = _raw_headers(headers or {})
+        self.raw_headers = raw_headers(headers or {})
         names = {name for name, _ in self.raw_headers}
         if b"content-length" not in names:
             self.raw_headers.append((b"content-length", str(len(body)).encode("latin-1")))
