@@ -9,8 +9,9 @@ export PYTHONPATH="${LAMBDA_TASK_ROOT:-$(cd "$(dirname "$0")/.." && pwd)}${PYTHO
 # complete or not (the protocol class, http_timeouts.py: 431; h11's incomplete-event bound is the
 # same number), the body's time bound is the app's (intake.py).
 # uvicorn's command line, started by lambdas/endpoint/serve.py: no cycle collection until the first
-# query has ended (a shorter cold start).
-exec "${AKB_PYTHON:-python3}" -m lambdas.endpoint.serve --factory lambdas.endpoint.serve:app_from_environment \
+# query has ended (a shorter cold start). -P: `-m` would put the working directory first on sys.path,
+# so a `lambdas/` folder wherever `akb local` was started would shadow this one; only PYTHONPATH counts.
+exec "${AKB_PYTHON:-python3}" -P -m lambdas.endpoint.serve --factory lambdas.endpoint.serve:app_from_environment \
   --host 127.0.0.1 --port "${AWS_LWA_PORT:-8080}" --no-access-log --log-level warning \
   --http lambdas.endpoint.http_timeouts:H11ReadTimeoutProtocol --backlog 2048 --timeout-keep-alive 5 \
   --h11-max-incomplete-event-size 16384

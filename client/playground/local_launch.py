@@ -35,10 +35,12 @@ def free_port() -> int:
 def local_command(
     tenant: str, env_name: str, config_dir: Path, port: int, delay_ms: float, corpus: Path | None = None
 ) -> list[str]:
-    """The `akb local` command line, as a developer would type it (with the current interpreter)."""
+    """The `akb local` command line, as a developer would type it (with the current interpreter; -P: the
+    working directory's own `client/` folder, if it has one, must not shadow the project's)."""
     corpus_option = ["--corpus", str(corpus.resolve())] if corpus is not None else []
     return [
         sys.executable,
+        "-P",
         "-m",
         "client",
         "local",

@@ -59,6 +59,17 @@ def test_run_sh_serves_health_and_streams_for_a_verified_caller(emulator, tmp_pa
     assert '"message":"trace"' in child.output and '"CloudWatchMetrics"' in child.output  # logs, EMF on stdout
 
 
+def test_a_lambdas_folder_where_it_is_started_does_not_shadow_the_service(emulator, tmp_path):
+    """`akb local` runs run.sh in the user's working directory; `python -m` would import a `lambdas/`
+    found there before the project's (run.sh's -P)."""
+    shadow = tmp_path / "lambdas"
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text('raise ImportError("the lambdas/ of the working directory")\n')
+    with run_sh(emulator, tmp_path) as (child, port):
+        assert httpx.get(f"http://127.0.0.1:{port}/healthz").status_code == 200
+    assert "working directory" not in child.output
+
+
 def test_run_sh_refuses_local_mode_inside_lambda(tmp_path):
     """AKB_LOCAL_MODE=1 would accept unverified callers; inside Lambda the app must not start at all."""
     env = {

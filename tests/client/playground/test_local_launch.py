@@ -7,7 +7,9 @@ from pathlib import Path
 import httpx
 import pytest
 
+from client.playground.local_launch import running_akb_local
 from tests.client.playground.harness import running_playground
+from tests.conftest import REPO
 
 pytestmark = pytest.mark.slow  # real processes: not part of `make test-fast`
 
@@ -36,3 +38,15 @@ def test_sigterm_stops_the_playground_and_the_akb_local_it_started(tmp_path, mon
     with pytest.raises(httpx.ConnectError):
         httpx.get(f"{playground.endpoint}/healthz", timeout=5)
     assert _akb_local_processes(port) == []
+
+
+def test_a_client_folder_where_it_is_started_does_not_shadow_the_project(tmp_path, monkeypatch):
+    """The playground starts `python -m client local`; `-m` would import a `client/` of the working
+    directory before the project's (local_launch.py passes -P)."""
+    shadow = tmp_path / "client"
+    shadow.mkdir()
+    (shadow / "__init__.py").write_text('raise ImportError("the client/ of the working directory")\n')
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.setenv("AKB_LOCAL_CACHE_DIR", str(tmp_path / "cache"))
+    with running_akb_local("acme", "dev", REPO / "config", delay_ms=0) as url:
+        assert httpx.get(f"{url}/healthz", timeout=5).status_code == 200

@@ -61,7 +61,7 @@ def test_a_bad_config_is_reported_with_its_file():
 
 def test_local_runs_the_real_akb_local_command(tmp_path):
     command = local_command("acme", "dev", tmp_path, 5123, 30, tmp_path / "corpus")
-    assert command[1:4] == ["-m", "client", "local"]
+    assert command[1:5] == ["-P", "-m", "client", "local"]  # -P: a client/ where it runs does not shadow ours
     assert command[command.index("--corpus") + 1] == str((tmp_path / "corpus").resolve())
     assert command[command.index("--port") + 1] == "5123" and command[command.index("--emulator-port") + 1] == "0"
     assert command[command.index("--config") + 1] == str(tmp_path.resolve())

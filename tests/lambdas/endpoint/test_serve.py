@@ -59,4 +59,4 @@ def test_readiness_checks_alone_release_it_after_the_bound(held_app):
 
 def test_run_sh_starts_uvicorn_through_this_module():
     run_sh = (REPO / "lambdas" / "run.sh").read_text()
-    assert "-m lambdas.endpoint.serve --factory lambdas.endpoint.serve:app_from_environment" in run_sh
+    assert "-P -m lambdas.endpoint.serve --factory lambdas.endpoint.serve:app_from_environment" in run_sh
