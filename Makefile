@@ -12,6 +12,8 @@ export PYTHONDONTWRITEBYTECODE := 1
 # Tests keep compiled modules (and pytest's rewritten test modules) out of the tree, in one cache that every
 # worker and every child process (akb local, akb ask ...) reuses: a run compiles nothing the previous one did.
 TEST_BYTECODE := PYTHONDONTWRITEBYTECODE= PYTHONPYCACHEPREFIX=$(CURDIR)/.build/pycache
+# What tests compiled under /tmp (pytest's numbered temporary directories) is never read again: pruned first.
+PRUNE_TMP_BYTECODE := rm -rf $(CURDIR)/.build/pycache/tmp
 
 .PHONY: help setup synth synth-pipeline deploy-pipeline test test-fast lint typecheck fmt clean deploy diff lock validate local emulator scan checkov-lock eval-doc playground-screenshot
 
@@ -66,10 +68,12 @@ validate: $(BIN)/.installed  ## Check ENV's config without synthesizing
 	$(BIN)/akb validate --env $(ENV) --config $(CONFIG)
 
 test: setup  ## Run every test (unit, synth, endpoint, end-to-end against the local emulator)
+	$(PRUNE_TMP_BYTECODE)
 	$(TEST_BYTECODE) $(BIN)/python -m pytest -n 3 --dist loadgroup
 
 # Two xdist workers, like `make test`: the unit tests are many small ones, and one core each halves the wait.
 test-fast: $(BIN)/.installed  ## Unit tests only (no synth, no server, no subprocess): seconds, for the edit loop
+	$(PRUNE_TMP_BYTECODE)
 	$(TEST_BYTECODE) $(BIN)/python -m pytest -n 2 $(FAST_TESTS) -m "not synth and not server and not slow"
 
 local: $(BIN)/.installed  ## akb local: the emulator + the first tenant's endpoint on 127.0.0.1 (Ctrl-C stops)
