@@ -174,9 +174,25 @@ class Session:
             server.stop()
 
 
+def stale_setup(repo: Path) -> list[str]:
+    """What `make setup` would reinstall for (the Makefile's prerequisites newer than .venv/bin/.installed).
+
+    The documents run `make setup` in the copy, whose .venv is the real one: were anything stale, it would
+    reinstall the project from the copy into the shared virtualenv (its editable install then pointing at
+    a temporary directory)."""
+    installed = repo / ".venv" / "bin" / ".installed"
+    if not installed.exists():
+        return [str(installed.relative_to(repo))]
+    built = installed.stat().st_mtime
+    return [name for name in ("requirements.lock", "pyproject.toml") if (repo / name).stat().st_mtime > built]
+
+
 @pytest.fixture(scope="module")
 def checkout(tmp_path_factory) -> Path:
     """The repository's files (tracked and new), with the real .venv, node_modules and .build linked in."""
+    stale = stale_setup(REPO)
+    if stale:
+        pytest.fail(f"run `make setup` first ({', '.join(stale)} newer than the .venv): see stale_setup()")
     copy = tmp_path_factory.mktemp("checkout")
     listed = subprocess.run(
         ["git", "ls-files", "-co", "--exclude-standard", "-z"], cwd=REPO, capture_output=True, check=True
@@ -206,6 +222,19 @@ def session(checkout, tmp_path) -> Iterator[Session]:
 def test_every_command_of_the_document_runs_as_written(session, document):
     for command in _runnable(document):
         session.run(command)
+
+
+def test_a_stale_or_missing_setup_is_named_before_any_document_runs(tmp_path):
+    (tmp_path / ".venv" / "bin").mkdir(parents=True)
+    for name in ("requirements.lock", "pyproject.toml"):
+        (tmp_path / name).write_text("")
+    assert stale_setup(tmp_path) == [".venv/bin/.installed"]
+    installed = tmp_path / ".venv" / "bin" / ".installed"
+    installed.write_text("")
+    os.utime(tmp_path / "pyproject.toml", (installed.stat().st_mtime + 5,) * 2)
+    assert stale_setup(tmp_path) == ["pyproject.toml"]
+    os.utime(installed, (installed.stat().st_mtime + 10,) * 2)
+    assert stale_setup(tmp_path) == []
 
 
 def test_commands_ci_runs_are_in_ci_run_as_written():
