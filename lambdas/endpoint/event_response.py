@@ -31,8 +31,6 @@ class EventStreamResponse:
 
     def __init__(self, frames: AsyncGenerator[bytes, None], media_type: str, headers: Mapping[str, str]) -> None:
         self.frames = frames
-        self.status_code = 200
-        self.media_type = media_type
         content_type = f"{media_type}; charset=utf-8" if media_type.startswith("text/") else media_type
         self.raw_headers = raw_headers(headers)
         self.raw_headers.append((b"content-type", content_type.encode("latin-1")))
