@@ -37,6 +37,7 @@ from botocore.config import Config
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
+from bench.lean_http import LeanConnection  # noqa: E402
 from contract.settings import Retriever, TenantSettings  # noqa: E402
 from local.emulator import kb_id_for  # noqa: E402
 from tests.endpoint_server import iter_frames  # noqa: E402
@@ -110,11 +111,28 @@ def endpoint_run(url: str) -> tuple[list[float], list[tuple[str, dict]]]:
     return arrivals, frames
 
 
+_LEAN: dict[str, LeanConnection] = {}
+
+
+def lean_endpoint_run(url: str) -> tuple[list[float], list[tuple[str, dict]]]:
+    """endpoint_run through bench/lean_http.py's client (one kept-alive socket per endpoint)."""
+    connection = _LEAN.setdefault(url, LeanConnection(url))
+    started = time.perf_counter()
+    arrivals, frames = [], []
+    for arrival, kind, data in connection.post_sse("/v1/query", {"question": QUESTION}):
+        arrivals.append(arrival - started)
+        frames.append((kind, {k: v for k, v in data.items() if k not in VOLATILE}))
+    return arrivals, frames
+
+
 def normalized(frames: list[tuple[str, dict]]) -> str:
     return json.dumps(frames, sort_keys=True)
 
 
-def latency(url: str, emulator_url: str, runs: int) -> dict:
+def latency(url: str, emulator_url: str, runs: int, *, lean: bool = False) -> dict:
+    """Time to first event and between events, directly and through `url` (read by httpx, or by the
+    lean client with `lean`), alternating."""
+    run_endpoint = lean_endpoint_run if lean else endpoint_run
     client = boto3.client(
         "bedrock-agent-runtime",
         endpoint_url=emulator_url,
@@ -123,11 +141,11 @@ def latency(url: str, emulator_url: str, runs: int) -> dict:
         aws_secret_access_key="x",
         config=Config(retries={"mode": "standard", "total_max_attempts": 1}),
     )
-    direct_run(client), endpoint_run(url)  # warm both paths (client creation, connections)
+    direct_run(client), run_endpoint(url)  # warm both paths (client creation, connections)
     ttfe_direct, ttfe_endpoint, offsets, gaps_direct, gaps_endpoint = [], [], [], [], []
     for _ in range(runs):
         direct = direct_run(client)
-        through, _ = endpoint_run(url)
+        through, _ = run_endpoint(url)
         through = through[:-1]  # `done` has no upstream counterpart
         ttfe_direct.append(direct[0] * 1000)
         ttfe_endpoint.append(through[0] * 1000)

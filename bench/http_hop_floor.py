@@ -3,7 +3,7 @@
 The endpoint is an HTTP server in front of Bedrock, so its first event can never arrive sooner than the
 direct call's plus one local HTTP round trip: the client sending a request, uvicorn parsing it, the app
 answering with a streamed frame, the client reading it. This measures that hop alone, with nothing
-behind it: a null ASGI app that streams one SSE frame as soon as the body is read, served exactly as
+behind it: a null plain-ASGI app (like the endpoint: no web framework) that streams one SSE frame as soon as the body is read, served exactly as
 lambdas/run.sh serves the endpoint (uvicorn, the project's h11 protocol class, the same flags), asked
 by the same httpx client the latency benchmark uses. Whatever the endpoint adds above the direct call
 that is below this floor is not the endpoint's to remove.
@@ -33,25 +33,21 @@ from bench.results_file import append_result  # noqa: E402
 from tests.children import free_port  # noqa: E402
 
 NULL_APP = """
-from starlette.applications import Starlette
-from starlette.responses import JSONResponse, StreamingResponse
-from starlette.routing import Route
+FRAME = b'event: trace\\ndata: {"step":"Planning","status":"IN_PROGRESS","elapsedMs":0}\\n\\n'
 
 
-async def query(request):
-    await request.body()
-
-    async def frames():
-        yield b'event: trace\\ndata: {"step":"Planning","status":"IN_PROGRESS","elapsedMs":0}\\n\\n'
-
-    return StreamingResponse(frames(), media_type="text/event-stream")
-
-
-async def healthz(request):
-    return JSONResponse({"status": "ok"})
-
-
-app = Starlette(routes=[Route("/v1/query", query, methods=["POST"]), Route("/healthz", healthz)])
+async def app(scope, receive, send):
+    if scope["type"] == "lifespan":
+        while (await receive())["type"] != "lifespan.shutdown":
+            await send({"type": "lifespan.startup.complete"})
+        await send({"type": "lifespan.shutdown.complete"})
+        return
+    while (await receive()).get("more_body"):
+        pass
+    streamed = scope["path"] == "/v1/query"
+    media = b"text/event-stream" if streamed else b"application/json"
+    await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", media)]})
+    await send({"type": "http.response.body", "body": FRAME if streamed else b'{"status":"ok"}'})
 """
 # lambdas/run.sh's uvicorn flags (the protocol class bounds request heads in size and time).
 RUN_SH_FLAGS = [
