@@ -8,14 +8,54 @@ import functools
 
 import pytest
 
-from tests.cdk_constructs.probe import example_project, resources, template_of, tenant_stack
+from cdk_constructs.bedrock_agent import TenantAgent, TenantAgentProps
+from contract.resource_refs import GuardrailRef, KnowledgeBaseRef
+from features.agent_feature import invoker_roles
+from features.endpoint_plan import endpoint_plan
+from features.review_context import ReviewContext
+from policies.endpoint_role import inputs_for
+from tests.cdk_constructs.probe import example_project, probe_stack, resources, template_of
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
 
 
+def _props(**agent_updates) -> TenantAgentProps:
+    """The example globex agent's props, as features/agent_feature.py derives them, with deploy-time ids
+    made up: the construct alone synthesizes in a fraction of the whole tenant stack's time."""
+    review = ReviewContext.of(example_project(), "globex")
+    scope = review.scope
+    kb_arns = review.knowledge_base_arns
+    kbs = [
+        KnowledgeBaseRef(kb.alias, kb.description, f"kb{kb.alias}", kb_arns[kb.alias])
+        for kb in scope.tenant.knowledge_bases
+    ]
+    guardrail = GuardrailRef("gr1example", review.arn("bedrock", "guardrail/gr1example"), "1")
+    plan = endpoint_plan(scope, knowledge_bases=kbs, log_group_arn=review.endpoint_log_group_arn, guardrail=guardrail)
+    function_role = inputs_for(
+        scope.environment,
+        scope.tenant,
+        knowledge_base_arns=list(kb_arns.values()),
+        log_group_arn="-",
+        guardrail_arn=guardrail.guardrail_arn,
+    )
+    assert scope.tenant.agent is not None
+    return TenantAgentProps(
+        env_name=scope.env_name,
+        tenant_name=scope.tenant_name,
+        config=scope.tenant.agent.model_copy(update=agent_updates),
+        environment=scope.environment,
+        settings=plan.settings,
+        token_lengths=plan.token_lengths,
+        function_role=function_role,
+        guardrail=guardrail,
+        invoker_roles=invoker_roles(scope),
+    )
+
+
 def _alias_and_agent(**agent_updates) -> tuple[str, dict]:
-    agent = example_project().tenants["globex"].agent.model_copy(update=agent_updates)
-    template = template_of(tenant_stack("globex", agent=agent))
+    stack = probe_stack()
+    TenantAgent(stack, "Agent", props=_props(**agent_updates))
+    template = template_of(stack)
     [alias] = resources(template, "AWS::Bedrock::AgentAlias").values()
     [definition] = resources(template, "AWS::Bedrock::Agent").values()
     return alias["Properties"]["Description"], definition["Properties"]
