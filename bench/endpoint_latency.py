@@ -279,9 +279,8 @@ def start_endpoint(root: Path, emulator_url: str) -> tuple[subprocess.Popen, str
     return child, f"http://127.0.0.1:{port}"
 
 
-def ab_first_event(other: Path, rounds: int, runs: int, delay_ms: float) -> None:
-    """Time to first event minus boto3's, p50 per round, for this tree and `other` (e.g. `git archive
-    main` unpacked), served side by side from one emulator and measured alternately."""
+def start_emulator_nodelay(delay_ms: float) -> tuple[subprocess.Popen, str]:
+    """The emulator with TCP_NODELAY on accepted sockets (EMULATOR_NODELAY), as a child; its URL."""
     port = free_port()
     emulator = subprocess.Popen(
         [sys.executable, "-c", EMULATOR_NODELAY, str(port), str(delay_ms)],
@@ -289,7 +288,13 @@ def ab_first_event(other: Path, rounds: int, runs: int, delay_ms: float) -> None
         env={**os.environ, "PYTHONPATH": str(ROOT)},
         stdout=subprocess.DEVNULL,
     )
-    emulator_url = f"http://127.0.0.1:{port}"
+    return emulator, f"http://127.0.0.1:{port}"
+
+
+def ab_first_event(other: Path, rounds: int, runs: int, delay_ms: float) -> None:
+    """Time to first event minus boto3's, p50 per round, for this tree and `other` (e.g. `git archive
+    main` unpacked), served side by side from one emulator and measured alternately."""
+    emulator, emulator_url = start_emulator_nodelay(delay_ms)
     children, urls = [], {}
     try:
         for label, root in (("this tree", ROOT), (str(other), other)):

@@ -36,10 +36,10 @@ sys.path.insert(0, str(ROOT))
 
 from bench.endpoint_latency import (  # noqa: E402
     ALIASES,
-    EMULATOR_NODELAY,
     QUESTION,
     endpoint_env,
     latency,
+    start_emulator_nodelay,
     start_endpoint,
     wait_http,
 )
@@ -157,14 +157,7 @@ CLIENTS = (("httpx", False), ("a lean client", True))
 
 def measure(rounds: int, runs: int, delay_ms: float) -> dict[str, list[float]]:
     """Per round and path: p50 time to first event minus boto3's (ms), the paths measured alternately."""
-    port = free_port()
-    emulator = subprocess.Popen(
-        [sys.executable, "-c", EMULATOR_NODELAY, str(port), str(delay_ms)],
-        cwd=ROOT,
-        env={**os.environ, "PYTHONPATH": str(ROOT)},
-        stdout=subprocess.DEVNULL,
-    )
-    emulator_url = f"http://127.0.0.1:{port}"
+    emulator, emulator_url = start_emulator_nodelay(delay_ms)
     children = [emulator]
     with tempfile.TemporaryDirectory() as folder:
         (Path(folder) / "null_relay.py").write_text(NULL_RELAY)

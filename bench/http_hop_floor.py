@@ -3,10 +3,11 @@
 The endpoint is an HTTP server in front of Bedrock, so its first event can never arrive sooner than the
 direct call's plus one local HTTP round trip: the client sending a request, uvicorn parsing it, the app
 answering with a streamed frame, the client reading it. This measures that hop alone, with nothing
-behind it: a null plain-ASGI app (like the endpoint: no web framework) that streams one SSE frame as soon as the body is read, served exactly as
-lambdas/run.sh serves the endpoint (uvicorn, the project's h11 protocol class, the same flags), asked
-by the same httpx client the latency benchmark uses. Whatever the endpoint adds above the direct call
-that is below this floor is not the endpoint's to remove.
+behind it: a null plain-ASGI app (like the endpoint: no web framework) that streams one SSE frame as
+soon as the body is read, served exactly as lambdas/run.sh serves the endpoint (uvicorn, the
+project's h11 protocol class, the same flags), asked by the same httpx client the latency benchmark
+uses (bench/first_event_floor.py also reads it with a client that only reads the socket). Whatever the
+endpoint adds above the direct call that is below this floor is not the endpoint's to remove.
 
     PYTHONPATH=. python bench/http_hop_floor.py [--requests 300] [--no-record]
 """
