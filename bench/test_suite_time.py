@@ -62,6 +62,33 @@ def configs(suite: str, baseline: bool) -> list[Config]:
     return [old, *chosen] if baseline else chosen
 
 
+# A fixed piece of pure-Python work: this machine's vCPUs run the same instructions up to ~20 % faster
+# or slower from one minute to the next (two identical `make test` runs: 202 and 242 CPU seconds), so
+# each run is recorded with this loop's time just before and just after it.
+HOST_SPEED_LOOP = """
+import time
+started = time.process_time()
+total = 0
+for i in range(5_000_000):
+    total += i * i
+print(time.process_time() - started)
+"""
+
+
+def host_speed() -> float:
+    """CPU seconds of HOST_SPEED_LOOP in a fresh interpreter, the median of three."""
+    times = [
+        float(subprocess.run([PYTHON, "-c", HOST_SPEED_LOOP], capture_output=True, text=True, check=True).stdout)
+        for _ in range(3)
+    ]
+    return sorted(times)[1]
+
+
+# `make test` runs pytest without PYTHONPATH (the project is installed in the virtualenv); this script
+# itself runs with PYTHONPATH=., which would put each test's working directory on its children's path.
+MAKE_ENV = {name: value for name, value in os.environ.items() if name != "PYTHONPATH"}
+
+
 def run(config: Config) -> tuple[float, float, int]:
     """Wall seconds, CPU seconds (user + system, every child included) and the exit code of one run."""
     before = resource.getrusage(resource.RUSAGE_CHILDREN)
@@ -69,7 +96,7 @@ def run(config: Config) -> tuple[float, float, int]:
     done = subprocess.run(
         [PYTHON, "-m", "pytest", "-q", "-p", "no:cacheprovider", *config.args],
         cwd=ROOT,
-        env={**os.environ, **config.env},
+        env={**MAKE_ENV, **config.env},
         capture_output=True,
         text=True,
     )
@@ -91,19 +118,23 @@ def main() -> None:
     for config in configs(options.suite, options.baseline):
         if not options.cold:
             run(config)
+        speed_before = host_speed()
         wall, cpu, code = run(config)
-        rows.append((config.name, wall, cpu, code))
+        speeds = f"{speed_before:.3f} / {host_speed():.3f}"
+        rows.append((config.name, wall, cpu, code, speeds))
         print(f"{config.name}: wall {wall:.1f} s, CPU {cpu:.1f} s, exit {code}", flush=True)
     base_wall = rows[0][1]
     table = "\n".join(
-        f"| {name} | {wall:.1f} | {cpu:.1f} | {wall / base_wall:.2f} | {code} |" for name, wall, cpu, code in rows
+        f"| {name} | {wall:.1f} | {cpu:.1f} | {wall / base_wall:.2f} | {code} | {speeds} |"
+        for name, wall, cpu, code, speeds in rows
     )
     text = (
         f"### {dt.date.today()}: `--suite {options.suite}`, nproc {os.cpu_count()}, {platform.machine()}, "
         f"Python {platform.python_version()}, load average {load:.2f} at the start"
         f"{'' if options.cold else ', each warmed by one untimed run'}\n\n"
-        "| run | wall s | CPU s (user+sys, children) | wall ratio to the first row | exit |\n"
-        "|---|---:|---:|---:|---:|\n"
+        "| run | wall s | CPU s (user+sys, children) | wall ratio to the first row | exit "
+        "| host-speed loop before / after, s |\n"
+        "|---|---:|---:|---:|---:|---:|\n"
         f"{table}\n"
     )
     print(text)

@@ -47,6 +47,9 @@ def test_a_client_folder_where_it_is_started_does_not_shadow_the_project(tmp_pat
     shadow.mkdir()
     (shadow / "__init__.py").write_text('raise ImportError("the client/ of the working directory")\n')
     monkeypatch.chdir(tmp_path)
+    # A relative entry such as PYTHONPATH=. (the benchmarks' own invocation) names the working
+    # directory on purpose, -P or not: the project is importable from the virtualenv's install.
+    monkeypatch.delenv("PYTHONPATH", raising=False)
     monkeypatch.setenv("AKB_LOCAL_CACHE_DIR", str(tmp_path / "cache"))
     with running_akb_local("acme", "dev", REPO / "config", delay_ms=0) as url:
         assert httpx.get(f"{url}/healthz", timeout=5).status_code == 200
