@@ -72,6 +72,7 @@ def first_and_rest():
 
 
 async def events_on_the_loop():
+    # Every read blocks the loop: nobody else is served until this stream ends (the floor, not a design).
     first, rest = first_and_rest()
     if first is not END:
         yield first
@@ -100,7 +101,7 @@ async def events_through_a_thread():
 
 async def app(scope, receive, send):
     if scope["type"] == "lifespan":
-        while (message := await receive())["type"] != "lifespan.shutdown":
+        while (await receive())["type"] != "lifespan.shutdown":
             await send({"type": "lifespan.startup.complete"})
         await send({"type": "lifespan.shutdown.complete"})
         return
@@ -116,7 +117,7 @@ async def app(scope, receive, send):
             headers = [(b"content-type", b"text/event-stream")]
             await send({"type": "http.response.start", "status": 200, "headers": headers})
             started = True
-        (kind, body), = event.items()
+        [(kind, body)] = event.items()  # boto3 gives each event as {its type: its fields}
         await send({"type": "http.response.body", "body": frame(kind, body), "more_body": True})
     await send({"type": "http.response.body", "body": frame("done", {})})
 """
