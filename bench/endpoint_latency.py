@@ -310,7 +310,7 @@ def ab_first_event(other: Path, rounds: int, runs: int, delay_ms: float) -> None
                 added[label].append(measured["ttfe_endpoint"][0] - measured["ttfe_direct"][0])
         for label, values in added.items():
             rounded = ", ".join(f"{value:.2f}" for value in values)
-            print(f"| {label} | {rounded} | +{statistics.median(values):.2f} ms |")
+            print(f"| {label} | {rounded} | {statistics.median(values):+.2f} ms |")
     finally:
         for child in (*children, emulator):
             child.terminate()

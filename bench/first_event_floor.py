@@ -201,7 +201,7 @@ def main() -> None:
         "| path | rounds: p50 over boto3 (ms) | median |",
         "|---|---|---:|",
         *(
-            f"| {label} | {', '.join(f'{v:.2f}' for v in values)} | +{statistics.median(values):.2f} ms |"
+            f"| {label} | {', '.join(f'{v:.2f}' for v in values)} | {statistics.median(values):+.2f} ms |"
             for label, values in added.items()
         ),
     ]
