@@ -43,12 +43,14 @@ from bench.endpoint_latency import (  # noqa: E402
     start_endpoint,
     wait_http,
 )
-from bench.http_hop_floor import RUN_SH_FLAGS  # noqa: E402
+from bench.http_hop_floor import NULL_PREAMBLE, RUN_SH_FLAGS  # noqa: E402
 from bench.results_file import append_result  # noqa: E402
 from local.emulator import kb_id_for  # noqa: E402
 from tests.children import free_port  # noqa: E402
 
-NULL_RELAY = """
+NULL_RELAY = (
+    NULL_PREAMBLE
+    + """
 import asyncio, json, os, threading
 
 import boto3
@@ -100,13 +102,8 @@ async def events_through_a_thread():
 
 
 async def app(scope, receive, send):
-    if scope["type"] == "lifespan":
-        while (await receive())["type"] != "lifespan.shutdown":
-            await send({"type": "lifespan.startup.complete"})
-        await send({"type": "lifespan.shutdown.complete"})
+    if await lifespan_or_body(scope, receive, send):
         return
-    while (await receive()).get("more_body"):
-        pass
     if scope["path"] == "/healthz":
         await send({"type": "http.response.start", "status": 200, "headers": [(b"content-length", b"2")]})
         await send({"type": "http.response.body", "body": b"ok"})
@@ -121,6 +118,7 @@ async def app(scope, receive, send):
         await send({"type": "http.response.body", "body": frame(kind, body), "more_body": True})
     await send({"type": "http.response.body", "body": frame("done", {})})
 """
+)
 
 
 def call_arguments() -> str:

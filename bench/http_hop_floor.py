@@ -33,23 +33,35 @@ sys.path.insert(0, str(ROOT))
 from bench.results_file import append_result  # noqa: E402
 from tests.children import free_port  # noqa: E402
 
-NULL_APP = """
-FRAME = b'event: trace\\ndata: {"step":"Planning","status":"IN_PROGRESS","elapsedMs":0}\\n\\n'
-
-
-async def app(scope, receive, send):
+# The part of a null ASGI app that is not the answer: lifespan, then the whole request body read.
+NULL_PREAMBLE = """
+async def lifespan_or_body(scope, receive, send):
+    \"\"\"True when `scope` was the lifespan (now over); otherwise the request's body has been read.\"\"\"
     if scope["type"] == "lifespan":
         while (await receive())["type"] != "lifespan.shutdown":
             await send({"type": "lifespan.startup.complete"})
         await send({"type": "lifespan.shutdown.complete"})
-        return
+        return True
     while (await receive()).get("more_body"):
         pass
+    return False
+"""
+
+NULL_APP = (
+    NULL_PREAMBLE
+    + """
+FRAME = b'event: trace\\ndata: {"step":"Planning","status":"IN_PROGRESS","elapsedMs":0}\\n\\n'
+
+
+async def app(scope, receive, send):
+    if await lifespan_or_body(scope, receive, send):
+        return
     streamed = scope["path"] == "/v1/query"
     media = b"text/event-stream" if streamed else b"application/json"
     await send({"type": "http.response.start", "status": 200, "headers": [(b"content-type", media)]})
     await send({"type": "http.response.body", "body": FRAME if streamed else b'{"status":"ok"}'})
 """
+)
 # lambdas/run.sh's uvicorn flags (the protocol class bounds request heads in size and time).
 RUN_SH_FLAGS = [
     "--no-access-log",
