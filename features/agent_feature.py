@@ -7,6 +7,7 @@ action function's role reads the knowledge bases, its function's alarms join the
 
 from __future__ import annotations
 
+from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from contract.resource_names import agent_function_name
@@ -23,10 +24,13 @@ from policies.endpoint_role import endpoint_role_policy, inputs_for
 from schema import Environment, Tenant
 
 if TYPE_CHECKING:
-    from cdk_constructs.bedrock_agent import TenantAgent
+    from cdk_constructs.bedrock_agent import TenantAgent, TenantAgentProps
     from cdk_constructs.streaming_endpoint import StreamingEndpoint
+    from contract.resource_refs import GuardrailRef
+    from contract.settings import TenantSettings
     from features.review_context import ReviewContext
     from monitoring.observability_parts import Contribution
+    from schema.agent_config import Agent
 
 READER_PLACEHOLDER = "agent-action-function-role"
 
@@ -44,6 +48,39 @@ def invoker_roles(scope: TenantScope) -> tuple[str, ...]:
     )
 
 
+def agent_props(
+    scope: TenantScope,
+    config: Agent,
+    *,
+    knowledge_base_arns: Sequence[str],
+    guardrail: GuardrailRef | None,
+    settings: TenantSettings,
+    token_lengths: Mapping[str, int],
+) -> TenantAgentProps:
+    """The agent construct's props from the tenant and what the endpoint was built with (its settings,
+    its knowledge bases and guardrail); the function's role reads what the endpoint's reads."""
+    from cdk_constructs.bedrock_agent import TenantAgentProps
+
+    function_role = inputs_for(
+        scope.environment,
+        scope.tenant,
+        knowledge_base_arns=knowledge_base_arns,
+        log_group_arn="-",  # the function's own log group, set by the construct
+        guardrail_arn=guardrail.guardrail_arn if guardrail else None,
+    )
+    return TenantAgentProps(
+        env_name=scope.env_name,
+        tenant_name=scope.tenant_name,
+        config=config,
+        environment=scope.environment,
+        settings=settings,
+        token_lengths=token_lengths,
+        function_role=function_role,
+        guardrail=guardrail,
+        invoker_roles=invoker_roles(scope),
+    )
+
+
 class AgentFeature(TenantFeature["TenantAgent"]):
     name = "agent"
 
@@ -51,28 +88,18 @@ class AgentFeature(TenantFeature["TenantAgent"]):
         return tenant.agent is not None
 
     def build_beside_endpoint(self, ctx: BuildContext, endpoint: StreamingEndpoint) -> TenantAgent | None:
-        from cdk_constructs.bedrock_agent import TenantAgent, TenantAgentProps
+        from cdk_constructs.bedrock_agent import TenantAgent
 
         scope = ctx.tenant
         if scope.tenant.agent is None:
             return None
-        function_role = inputs_for(
-            scope.environment,
-            scope.tenant,
+        props = agent_props(
+            scope,
+            scope.tenant.agent,
             knowledge_base_arns=[kb.knowledge_base_arn for kb in ctx.knowledge_bases.values()],
-            log_group_arn="-",  # the function's own log group, set by the construct
-            guardrail_arn=ctx.guardrail.guardrail_arn if ctx.guardrail else None,
-        )
-        props = TenantAgentProps(
-            env_name=scope.env_name,
-            tenant_name=scope.tenant_name,
-            config=scope.tenant.agent,
-            environment=scope.environment,
+            guardrail=ctx.guardrail,
             settings=endpoint.settings,
             token_lengths=endpoint.token_lengths,
-            function_role=function_role,
-            guardrail=ctx.guardrail,
-            invoker_roles=invoker_roles(scope),
         )
         return TenantAgent(ctx.scope, "Agent", props=props)
 

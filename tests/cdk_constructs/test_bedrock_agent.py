@@ -10,18 +10,17 @@ import pytest
 
 from cdk_constructs.bedrock_agent import TenantAgent, TenantAgentProps
 from contract.resource_refs import GuardrailRef, KnowledgeBaseRef
-from features.agent_feature import invoker_roles
+from features.agent_feature import agent_props
 from features.endpoint_plan import endpoint_plan
 from features.review_context import ReviewContext
-from policies.endpoint_role import inputs_for
 from tests.cdk_constructs.probe import example_project, probe_stack, resources, template_of
 
 pytestmark = [pytest.mark.synth, pytest.mark.xdist_group("synth")]
 
 
 def _props(**agent_updates) -> TenantAgentProps:
-    """The example globex agent's props, as features/agent_feature.py derives them, with deploy-time ids
-    made up: the construct alone synthesizes in a fraction of the whole tenant stack's time."""
+    """The example globex agent's props (features/agent_feature.py's `agent_props`) over an endpoint plan
+    with made-up deploy-time ids: the construct alone synthesizes in a fraction of the tenant stack's time."""
     review = ReviewContext.of(example_project(), "globex")
     scope = review.scope
     kb_arns = review.knowledge_base_arns
@@ -31,24 +30,14 @@ def _props(**agent_updates) -> TenantAgentProps:
     ]
     guardrail = GuardrailRef("gr1example", review.arn("bedrock", "guardrail/gr1example"), "1")
     plan = endpoint_plan(scope, knowledge_bases=kbs, log_group_arn=review.endpoint_log_group_arn, guardrail=guardrail)
-    function_role = inputs_for(
-        scope.environment,
-        scope.tenant,
-        knowledge_base_arns=list(kb_arns.values()),
-        log_group_arn="-",
-        guardrail_arn=guardrail.guardrail_arn,
-    )
     assert scope.tenant.agent is not None
-    return TenantAgentProps(
-        env_name=scope.env_name,
-        tenant_name=scope.tenant_name,
-        config=scope.tenant.agent.model_copy(update=agent_updates),
-        environment=scope.environment,
+    return agent_props(
+        scope,
+        scope.tenant.agent.model_copy(update=agent_updates),
+        knowledge_base_arns=list(kb_arns.values()),
+        guardrail=guardrail,
         settings=plan.settings,
         token_lengths=plan.token_lengths,
-        function_role=function_role,
-        guardrail=guardrail,
-        invoker_roles=invoker_roles(scope),
     )
 
 
