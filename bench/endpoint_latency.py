@@ -28,6 +28,7 @@ import subprocess
 import sys
 import threading
 import time
+from collections.abc import Iterable
 from pathlib import Path
 
 import boto3
@@ -80,15 +81,20 @@ def percentile(values: list[float], q: float) -> float:
     return ordered[min(len(ordered) - 1, round(q / 100 * (len(ordered) - 1)))]
 
 
-def direct_run(client) -> list[float]:
-    started = time.perf_counter()
-    response = client.agentic_retrieve_stream(
-        messages=[{"role": "user", "content": {"text": QUESTION}}],
-        retrievers=[
+def direct_call() -> dict:
+    """The AgenticRetrieveStream arguments of the direct path (and of bench/first_event_floor.py's relays)."""
+    return {
+        "messages": [{"role": "user", "content": {"text": QUESTION}}],
+        "retrievers": [
             {"configuration": {"knowledgeBase": {"knowledgeBaseId": kb_id_for(a)}}, "description": a} for a in ALIASES
         ],
-        agenticRetrieveConfiguration={"foundationModelType": "MANAGED", "maxAgentIteration": 3},
-    )
+        "agenticRetrieveConfiguration": {"foundationModelType": "MANAGED", "maxAgentIteration": 3},
+    }
+
+
+def direct_run(client) -> list[float]:
+    started = time.perf_counter()
+    response = client.agentic_retrieve_stream(**direct_call())
     return [time.perf_counter() - started for _ in response["stream"]]
 
 
@@ -101,14 +107,19 @@ HTTP = httpx.Client(
 )
 
 
+def _recorded(started: float, frames: Iterable[tuple[float, str, dict]]) -> tuple[list[float], list[tuple[str, dict]]]:
+    """Each frame's arrival after `started`, and the frames without their per-request fields."""
+    arrivals, kept = [], []
+    for arrival, kind, data in frames:
+        arrivals.append(arrival - started)
+        kept.append((kind, {k: v for k, v in data.items() if k not in VOLATILE}))
+    return arrivals, kept
+
+
 def endpoint_run(url: str) -> tuple[list[float], list[tuple[str, dict]]]:
     started = time.perf_counter()
-    arrivals, frames = [], []
     with HTTP.stream("POST", f"{url}/v1/query", json={"question": QUESTION}) as response:
-        for frame in iter_frames(response):
-            arrivals.append(time.perf_counter() - started)
-            frames.append((frame.type, {k: v for k, v in frame.data.items() if k not in VOLATILE}))
-    return arrivals, frames
+        return _recorded(started, ((time.perf_counter(), f.type, f.data) for f in iter_frames(response)))
 
 
 _LEAN: dict[str, LeanConnection] = {}
@@ -116,13 +127,11 @@ _LEAN: dict[str, LeanConnection] = {}
 
 def lean_endpoint_run(url: str) -> tuple[list[float], list[tuple[str, dict]]]:
     """endpoint_run through bench/lean_http.py's client (one kept-alive socket per endpoint)."""
-    connection = _LEAN.setdefault(url, LeanConnection(url))
+    connection = _LEAN.get(url)
+    if connection is None:
+        connection = _LEAN[url] = LeanConnection(url)
     started = time.perf_counter()
-    arrivals, frames = [], []
-    for arrival, kind, data in connection.post_sse("/v1/query", {"question": QUESTION}):
-        arrivals.append(arrival - started)
-        frames.append((kind, {k: v for k, v in data.items() if k not in VOLATILE}))
-    return arrivals, frames
+    return _recorded(started, connection.post_sse("/v1/query", {"question": QUESTION}))
 
 
 def normalized(frames: list[tuple[str, dict]]) -> str:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import argparse
 import datetime as dt
 import itertools
+import json
 import os
 import platform
 import statistics
@@ -35,8 +36,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from bench.endpoint_latency import (  # noqa: E402
-    ALIASES,
-    QUESTION,
+    direct_call,
     endpoint_env,
     latency,
     start_emulator_nodelay,
@@ -45,7 +45,6 @@ from bench.endpoint_latency import (  # noqa: E402
 )
 from bench.http_hop_floor import NULL_PREAMBLE, RUN_SH_FLAGS  # noqa: E402
 from bench.results_file import append_result  # noqa: E402
-from local.emulator import kb_id_for  # noqa: E402
 from tests.children import free_port  # noqa: E402
 
 NULL_RELAY = (
@@ -121,29 +120,13 @@ async def app(scope, receive, send):
 )
 
 
-def call_arguments() -> str:
-    """The direct path's call (endpoint_latency.direct_run), for the null relays to make."""
-    import json
-
-    retrievers = [
-        {"configuration": {"knowledgeBase": {"knowledgeBaseId": kb_id_for(a)}}, "description": a} for a in ALIASES
-    ]
-    return json.dumps(
-        {
-            "messages": [{"role": "user", "content": {"text": QUESTION}}],
-            "retrievers": retrievers,
-            "agenticRetrieveConfiguration": {"foundationModelType": "MANAGED", "maxAgentIteration": 3},
-        }
-    )
-
-
 def start_null_relay(folder: Path, mode: str, emulator_url: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
     env = {
         **endpoint_env(port, emulator_url),
         "PYTHONPATH": f"{folder}:{ROOT}",
         "NULL_RELAY_MODE": mode,
-        "NULL_RELAY_CALL": call_arguments(),
+        "NULL_RELAY_CALL": json.dumps(direct_call()),
     }
     command = [sys.executable, "-m", "uvicorn", "null_relay:app", "--host", "127.0.0.1", "--port", str(port)]
     return subprocess.Popen([*command, *RUN_SH_FLAGS], env=env), f"http://127.0.0.1:{port}"

@@ -6,7 +6,8 @@ all of it lands on the endpoint's side of "first event through the endpoint vs b
 (the direct path's client is boto3's, which it pays in both). curl, browsers and the Lambda Web
 Adapter read the same bytes in C. This client does the least a reader must: it writes the request
 in one segment (TCP_NODELAY) and reads the chunked body off the socket, noting when each SSE frame
-is whole. It understands only what the endpoint answers (a 200 with a chunked SSE body).
+is whole. It understands only what the endpoint answers (a 200 with a chunked SSE body, one `data:`
+line per frame); client/sse.py is the stream's full decoder, through httpx, whose cost this avoids.
 """
 
 from __future__ import annotations

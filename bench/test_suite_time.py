@@ -16,6 +16,7 @@ import datetime as dt
 import os
 import platform
 import resource
+import statistics
 import subprocess
 import sys
 import time
@@ -77,11 +78,10 @@ print(time.process_time() - started)
 
 def host_speed() -> float:
     """CPU seconds of HOST_SPEED_LOOP in a fresh interpreter, the median of three."""
-    times = [
+    return statistics.median(
         float(subprocess.run([PYTHON, "-c", HOST_SPEED_LOOP], capture_output=True, text=True, check=True).stdout)
         for _ in range(3)
-    ]
-    return sorted(times)[1]
+    )
 
 
 # `make test` runs pytest without PYTHONPATH (the project is installed in the virtualenv); this script
